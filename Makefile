@@ -1,0 +1,30 @@
+# Thin aliases over noxfile.py sessions; both create .venv on first use.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: gen test lint bench fuzz golden clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+gen: $(STAMP)
+	$(VENV)/bin/toolproof gen
+
+test: $(STAMP)
+	$(PY) -m nox --no-venv -s check
+
+lint: $(STAMP)
+	$(PY) -m nox --no-venv -s lint typing
+
+bench: $(STAMP)
+	$(PY) -m nox --no-venv -s bench
+
+golden: $(STAMP)
+	$(PY) -m nox --no-venv -s golden
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .nox

@@ -1,0 +1,278 @@
+"""Every check a contract must pass, collected as problems with file:line:col.
+
+Checks, in order: the meta-schema; input and output are valid JSON Schema;
+the file is named after its module; catalogue codes and template placeholders;
+render templates; each example against the schemas and the catalogue. Across
+files: duplicate tool and module names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Any
+
+import jsonschema_rs
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import relevance
+
+from generator.naming import module_name
+from generator.problems import Level, Problem
+from generator.source import JsonPath, Source
+from runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
+from runtime.template import WHOLE, Template, TemplateSyntaxError
+from runtime.validation import describe
+
+__all__ = ["check_source", "check_together", "meta_schema"]
+
+_ERROR_RENDER_FIELDS = frozenset({"message", "code", "hint", WHOLE})
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@cache
+def meta_schema() -> dict[str, Any]:
+    """The contract format's meta-schema, shipped inside the generator."""
+    text = resources.files("generator").joinpath("contract.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+@cache
+def _meta_validator() -> Draft202012Validator:
+    return Draft202012Validator(meta_schema())
+
+
+@cache
+def _schema_checker() -> Draft202012Validator:
+    meta = Draft202012Validator.META_SCHEMA
+    return Draft202012Validator(meta, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _sorted_errors(errors: Iterable[Any]) -> list[Any]:
+    return sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
+
+
+class _Checker:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.data: Any = source.data
+        self.problems: list[Problem] = []
+
+    def add(self, path: JsonPath, message: str, *, key: bool = False, level: Level = Level.ERROR) -> None:
+        self.problems.append(self.source.problem(path, message, key=key, level=level))
+
+    def run(self) -> list[Problem]:
+        if not isinstance(self.data, dict):
+            self.add((), "a contract is a YAML mapping (name: ..., input: ...)")
+            return self.problems
+        meta_errors = _sorted_errors(_meta_validator().iter_errors(self.data))
+        for error in meta_errors:
+            self.add(tuple(error.absolute_path), f"contract format: {describe(error)}")
+        if meta_errors:
+            return self.problems
+        self._schema(("input",))
+        self._schema(("output",))
+        self._file_name()
+        templates_ok = self._errors()
+        templates_ok = self._render() and templates_ok
+        if not any(p.level is Level.ERROR for p in self.problems) and templates_ok:
+            self._examples()
+        return self.problems
+
+    def _schema(self, path: tuple[str]) -> None:
+        schema = self.data[path[0]]
+        dialect = schema.get("$schema")
+        if dialect is not None and dialect.rstrip("#") != _DIALECT:
+            self.add((*path, "$schema"), f"only JSON Schema 2020-12 is supported ({_DIALECT})")
+            return
+        errors = _sorted_errors(_schema_checker().iter_errors(schema))
+        for error in errors:
+            self.add((*path, *error.absolute_path), f"not valid JSON Schema: {error.message}")
+        if errors:
+            return
+        try:
+            jsonschema_rs.validator_for(schema, validate_formats=False)
+        except Exception as exc:  # the compiled validator rejects what python-jsonschema accepts
+            self.add(path, f"not valid JSON Schema: {exc}")
+
+    def _file_name(self) -> None:
+        expected = module_name(self.data["name"])
+        stem = PurePosixPath(self.source.path).stem
+        if stem != expected:
+            self.add(
+                ("name",), f"the file of tool '{self.data['name']}' must be named {expected}.yaml, not {stem}.yaml"
+            )
+
+    def _errors(self) -> bool:
+        ok = True
+        inputs = set(self.data["input"].get("properties", {}))
+        for code, entry in self.data["errors"].items():
+            if code in STANDARD_ERRORS:
+                self.add(("errors", code), f"error code '{code}' is a standard code every contract inherits", key=True)
+            try:
+                template = Template(entry["message"])
+            except TemplateSyntaxError as exc:
+                self.add(("errors", code, "message"), exc.detail)
+                ok = False
+                continue
+            params = set(entry.get("params", {}))
+            for name in dict.fromkeys(template.fields):
+                if name not in inputs and name not in params:
+                    self.add(
+                        ("errors", code, "message"),
+                        f"placeholder {{{name}}} names no input field and no param of error '{code}'",
+                    )
+            for name in params - set(template.fields):
+                self.add(("errors", code, "params", name), f"param '{name}' is not used in the message", key=True)
+        return ok
+
+    def _render(self) -> bool:
+        render = self.data.get("render", {})
+        ok = True
+        output = self.data["output"]
+        required = set(output.get("required", ()))
+        if "result" in render:
+            try:
+                fields = Template(render["result"]).fields
+            except TemplateSyntaxError as exc:
+                self.add(("render", "result"), exc.detail)
+                ok = False
+            else:
+                for name in dict.fromkeys(fields):
+                    if name != WHOLE and name not in required:
+                        self.add(
+                            ("render", "result"),
+                            f"placeholder {{{name}}} must name a required output field (or be {{$}})",
+                        )
+        if "error" in render:
+            try:
+                fields = Template(render["error"]).fields
+            except TemplateSyntaxError as exc:
+                self.add(("render", "error"), exc.detail)
+                ok = False
+            else:
+                for name in dict.fromkeys(fields):
+                    if name not in _ERROR_RENDER_FIELDS:
+                        self.add(
+                            ("render", "error"),
+                            f"placeholder {{{name}}} must be one of {{message}}, {{code}}, {{hint}}, {{$}}",
+                        )
+        return ok
+
+    def _examples(self) -> None:
+        examples = self.data["examples"]
+        input_check = Draft202012Validator(self.data["input"])
+        output_check = Draft202012Validator(self.data["output"])
+        props = self.data["output"].get("properties", {})
+        seen: dict[str, int] = {}
+        covered: set[str] = set()
+        for i, example in enumerate(examples):
+            at: JsonPath = ("examples", i)
+            name = example["name"]
+            if name in seen:
+                self.add((*at, "name"), f"duplicate example name '{name}' (also example {seen[name] + 1})")
+            seen[name] = i
+            for path in example.get("given", {}).get("files", {}):
+                if ".." in PurePosixPath(path).parts:
+                    self.add((*at, "given", "files", path), f"fixture path '{path}' must not contain '..'", key=True)
+            expect = example["expect"]
+            code = expect.get("error")
+            input_errors = _sorted_errors(input_check.iter_errors(example["input"]))
+            if code == INVALID_ARGUMENTS:
+                if not input_errors:
+                    self.add((*at, "input"), "the example expects invalid_arguments, but its input is valid")
+            else:
+                for error in input_errors:
+                    self.add(
+                        (*at, "input", *error.absolute_path),
+                        f"example input breaks the input schema: {describe(error)}",
+                    )
+            if "output" in expect:
+                for error in _sorted_errors(output_check.iter_errors(expect["output"])):
+                    self.add(
+                        (*at, "expect", "output", *error.absolute_path),
+                        f"example output breaks the output schema: {describe(error)}",
+                    )
+            for key, value in expect.get("output_includes", {}).items():
+                if key not in props:
+                    self.add((*at, "expect", "output_includes", key), f"'{key}' is not an output field", key=True)
+                    continue
+                for error in _sorted_errors(Draft202012Validator(props[key]).iter_errors(value)):
+                    self.add(
+                        (*at, "expect", "output_includes", key, *error.absolute_path),
+                        f"example output breaks the output schema: {describe(error)}",
+                    )
+            if code is not None:
+                covered.add(code)
+                self._expected_error(at, example, code)
+            elif "text" in expect and "output" in expect:
+                rendered = self._render_result(expect["output"])
+                if rendered is not None and rendered != expect["text"]:
+                    self.add((*at, "expect", "text"), "the text does not match the output rendered by render.result")
+        for code in self.data["errors"]:
+            if code not in covered:
+                self.add(("errors", code), f"error '{code}' has no example", key=True, level=Level.WARNING)
+
+    def _render_result(self, output: Mapping[str, Any]) -> str | None:
+        template = Template(self.data.get("render", {}).get("result", "{$}"))
+        try:
+            return template.render(output, output)
+        except KeyError:
+            return None
+
+    def _expected_error(self, at: JsonPath, example: Mapping[str, Any], code: str) -> None:
+        expect = example["expect"]
+        catalogue = self.data["errors"]
+        if code in STANDARD_ERRORS:
+            template = Template(STANDARD_ERRORS[code].message)
+        elif code in catalogue:
+            template = Template(catalogue[code]["message"])
+        else:
+            self.add((*at, "expect", "error"), f"error code '{code}' is not in the catalogue")
+            return
+        message = expect.get("message")
+        if message is None:
+            return
+        known = {k: v for k, v in example["input"].items() if k in template.fields}
+        if not template.pattern(known).fullmatch(message):
+            self.add(
+                (*at, "expect", "message"),
+                f"the message does not match the template of '{code}': {template.source!r}",
+            )
+            return
+        if "text" in expect:
+            render = Template(self.data.get("render", {}).get("error", "ERROR: {message}"))
+            values = {"message": message, "code": code, "hint": ""}
+            if WHOLE not in render.fields and "hint" not in render.fields and render.render(values) != expect["text"]:
+                self.add((*at, "expect", "text"), "the text does not match the message rendered by render.error")
+
+
+def check_source(source: Source) -> list[Problem]:
+    """Every problem in one parsed contract."""
+    return _Checker(source).run()
+
+
+def check_together(sources: Iterable[Source]) -> list[Problem]:
+    """Problems across contracts: duplicate tool names and module names."""
+    problems: list[Problem] = []
+    names: dict[str, Source] = {}
+    modules: dict[str, Source] = {}
+    for source in sources:
+        data = source.data
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            continue
+        name = data["name"]
+        if name in names:
+            problems.append(source.problem(("name",), f"duplicate tool name '{name}' (also in {names[name].path})"))
+        else:
+            names[name] = source
+            module = module_name(name)
+            if module in modules:
+                other = modules[module]
+                problems.append(
+                    source.problem(("name",), f"tool '{name}' maps to module '{module}' as does {other.path}")
+                )
+            modules[module] = source
+    return problems

@@ -1,0 +1,134 @@
+"""The ``toolproof`` command: gen, lint, call.
+
+Heavy modules (Jinja, YAML, the runtime) are imported inside the commands that
+need them, so ``toolproof call`` starts without the generator's weight.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = ["cli", "main"]
+
+_PROJECT = click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Project folder holding contracts/ and generated/.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="toolproof", prog_name="toolproof")
+def cli() -> None:
+    """Contract-first toolkit for LLM tools."""
+
+
+def _load(project: Path) -> object:
+    from generator import load_project
+
+    loaded = load_project(project)
+    for problem in loaded.problems:
+        click.echo(str(problem), err=True)
+    if not loaded.ok:
+        errors = sum(1 for p in loaded.problems if p.level.value == "error")
+        click.echo(f"{errors} error(s) in contracts; nothing generated", err=True)
+        sys.exit(1)
+    return loaded
+
+
+@cli.command()
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or orphaned file.")
+@_PROJECT
+def gen(check: bool, project: Path) -> None:
+    """Generate stubs, tool definitions and conformance tests from the contracts."""
+    from generator import Project
+
+    loaded = _load(project)
+    assert isinstance(loaded, Project)
+    if check:
+        drift = loaded.drift()
+        if drift:
+            for line in drift.lines():
+                click.echo(line)
+            click.echo("generated/ is out of date; run `make gen`", err=True)
+            sys.exit(1)
+        click.echo(f"generated/ is up to date ({len(loaded.contracts)} contract(s))")
+        return
+    changes = loaded.write()
+    for line in changes:
+        click.echo(line)
+    click.echo(f"{len(changes)} file(s) changed, {len(loaded.contracts)} contract(s)")
+
+
+@cli.command()
+@_PROJECT
+def lint(project: Path) -> None:
+    """Check the contracts; print every problem as file:line:col: message."""
+    from generator import Project
+
+    loaded = _load(project)
+    assert isinstance(loaded, Project)
+    click.echo(f"{len(loaded.contracts)} contract(s) OK")
+
+
+@cli.command()
+@click.argument("tool")
+@click.option("--args", "arguments", default="{}", show_default=True, help="The arguments, a JSON object.")
+@click.option(
+    "--workspace",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder the file tools may read.",
+)
+@click.option("--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A folder of skills.")
+@click.option("--session", default=None, help="The caller's session, for tools with per-session state.")
+@click.option("--no-output-validation", is_flag=True, help="Do not check the output against the contract.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the [Tool Call] / [Tool Result] lines on stderr.")
+def call(
+    tool: str,
+    arguments: str,
+    workspace: tuple[str, ...],
+    skills: tuple[str, ...],
+    session: str | None,
+    no_output_validation: bool,
+    verbose: bool,
+) -> None:
+    """Call TOOL once; print {"ok", "output", "error", "text"} as one JSON object.
+
+    Exits 0 when the tool ran, even if it failed (a tool error is data).
+    """
+    from runtime import RegistryError, Runtime
+    from runtime.transparency import call_line, result_line
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        runtime = Runtime(workspace=workspace, skills=skills, validate_output=not no_output_validation)
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem, err=True)
+        sys.exit(1)
+    if tool not in {spec.name for spec in runtime.specs}:
+        names = ", ".join(spec.name for spec in runtime.specs)
+        raise click.UsageError(f"unknown tool '{tool}'; available: {names}")
+    if verbose:
+        click.echo(call_line(tool, arguments), err=True)
+    result = runtime.call(tool, arguments, session=session)
+    if verbose:
+        click.echo(result_line(result), err=True)
+    click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+
+
+def main() -> None:
+    """Entry point of the console script: no traceback ever reaches the user."""
+    try:
+        cli.main(prog_name="toolproof")
+    except Exception as exc:  # a bug of ours; say so without a traceback
+        click.echo(f"toolproof: internal error ({type(exc).__name__}: {exc})", err=True)
+        sys.exit(1)

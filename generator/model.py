@@ -1,0 +1,141 @@
+"""The typed, frozen model between checked YAML and the templates.
+
+Templates and exporters see only these classes; names are cleaned here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.naming import class_name, module_name
+from generator.pytypes import TypeBuilder, TypedDictDef
+from generator.source import Source
+from runtime.registry import default_handler_ref
+from runtime.template import Template
+
+__all__ = ["DEFAULT_RENDER", "Contract", "ErrorModel", "Param", "build_contract"]
+
+DEFAULT_RENDER = {"result": "{$}", "error": "ERROR: {message}"}
+"""What the model reads when a contract says nothing: the output as JSON; the error message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A keyword parameter of an error factory."""
+
+    name: str
+    annotation: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorModel:
+    """A catalogue entry with the parameters its factory takes."""
+
+    code: str
+    function: str
+    message: str
+    hint: str | None
+    params: tuple[Param, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """One checked contract, ready to render."""
+
+    name: str
+    module: str
+    prefix: str
+    version: str
+    title: str
+    description: str
+    handler: str
+    toolsets: tuple[str, ...]
+    annotations: Mapping[str, bool]
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    errors: tuple[ErrorModel, ...]
+    render: Mapping[str, str]
+    metadata: Mapping[str, Any]
+    examples: tuple[Mapping[str, Any], ...]
+    source: str
+    sha256: str
+    input_class: str
+    output_class: str
+    typed_dicts: tuple[TypedDictDef, ...]
+    uses_any: bool
+    uses_literal: bool
+    uses_not_required: bool
+
+    def data(self) -> dict[str, Any]:
+        """The normalised contract the runtime loads (``generated/contracts/<module>.json``)."""
+        return {
+            "name": self.name,
+            "module": self.module,
+            "version": self.version,
+            "title": self.title,
+            "description": self.description,
+            "handler": self.handler,
+            "toolsets": list(self.toolsets),
+            "annotations": dict(self.annotations),
+            "input": self.input_schema,
+            "output": self.output_schema,
+            "errors": {e.code: {"message": e.message, **({"hint": e.hint} if e.hint else {})} for e in self.errors},
+            "render": dict(self.render),
+            "metadata": dict(self.metadata),
+            "examples": list(self.examples),
+            "source": self.source,
+            "sha256": self.sha256,
+        }
+
+
+def _param_annotation(name: str, error: Mapping[str, Any], input_schema: Mapping[str, Any], types: TypeBuilder) -> str:
+    declared = error.get("params", {}).get(name)
+    if declared is not None:
+        return types.annotation(declared, class_name(name))
+    prop = input_schema.get("properties", {}).get(name)
+    if prop is not None:
+        return types.annotation(prop, class_name(name))
+    return "str"
+
+
+def build_contract(source: Source) -> Contract:
+    """Build the model of a contract that passed every check."""
+    data = source.data
+    module = module_name(data["name"])
+    prefix = class_name(module)
+    types = TypeBuilder(data["input"])
+    input_class = types.annotation(data["input"], f"{prefix}Input", f"Arguments of `{data['name']}`.")
+    out_types = TypeBuilder(data["output"])
+    output_class = out_types.annotation(data["output"], f"{prefix}Output", f"Output of `{data['name']}`.")
+    errors = []
+    for code, entry in data["errors"].items():
+        names = dict.fromkeys(Template(entry["message"]).fields)
+        params = tuple(Param(n, _param_annotation(n, entry, data["input"], types)) for n in names)
+        errors.append(ErrorModel(code, code, entry["message"], entry.get("hint"), params))
+    return Contract(
+        name=data["name"],
+        module=module,
+        prefix=prefix,
+        version=data["version"],
+        title=data["title"],
+        description=data["description"],
+        handler=data.get("handler") or default_handler_ref(module),
+        toolsets=tuple(data.get("toolsets", ())),
+        annotations=data["annotations"],
+        input_schema=data["input"],
+        output_schema=data["output"],
+        errors=tuple(errors),
+        render={**DEFAULT_RENDER, **data.get("render", {})},
+        metadata=data.get("metadata", {}),
+        examples=tuple(data["examples"]),
+        source=source.path,
+        sha256=source.sha256,
+        input_class=input_class,
+        output_class=output_class,
+        typed_dicts=tuple(types.defs + out_types.defs),
+        uses_any=types.uses_any or out_types.uses_any,
+        uses_literal=types.uses_literal or out_types.uses_literal,
+        uses_not_required=types.uses_not_required or out_types.uses_not_required,
+    )

@@ -1,0 +1,62 @@
+"""read_file_in_skill: read a file inside one skill's folder, and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from generated import read_file_in_skill as contract
+from runtime.context import ToolContext
+from runtime.decoding import DecodeError
+from runtime.files import Directory, FileAccessError
+from runtime.reading import read_text
+
+__all__ = ["handle"]
+
+MAX_BYTES: Final = 10 * 1024 * 1024
+"""Largest file read (10 MiB); the seed sets none, so a 1 MB+ file reads and a huge one cannot exhaust memory."""
+
+_FORBIDDEN: Final = ("/", "\\", "..", "\x00")
+
+
+def _valid_skill_name(name: str) -> bool:
+    return name not in (".", "") and not any(bad in name for bad in _FORBIDDEN)
+
+
+def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
+    for folder in ctx.skills:
+        try:
+            with Directory.open(folder) as skills:
+                return skills.open_dir(skill_name)
+        except FileAccessError as exc:
+            if exc.reason == "outside_root":
+                raise contract.path_traversal() from None
+            continue
+    raise contract.skill_not_found(skill_name=skill_name)
+
+
+def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
+    """Read ``file_path`` within the folder of ``skill_name``."""
+    skill_name, file_path = args["skill_name"], args["file_path"]
+    if not _valid_skill_name(skill_name):
+        raise contract.invalid_skill_name()
+    with _open_skill(ctx, skill_name) as skill:
+        try:
+            text = read_text(ctx, skill, file_path, max_bytes=MAX_BYTES)
+        except FileAccessError as exc:
+            if exc.reason == "not_found":
+                raise contract.file_not_found(file_path=file_path, skill_name=skill_name) from None
+            if exc.reason in ("outside_root", "symlink"):
+                raise contract.path_traversal() from None
+            if exc.reason == "too_large":
+                raise contract.cannot_read(file_path=file_path, reason="the file is larger than 10 MiB") from None
+            raise contract.cannot_read(file_path=file_path, reason=exc.detail) from None
+        except DecodeError as exc:
+            raise contract.cannot_read(file_path=file_path, reason=exc.detail) from None
+    return {
+        "success": True,
+        "skill_name": skill_name,
+        "file_path": file_path,
+        "content": text.decoded.text,
+        "size_bytes": text.size,
+        "encoding": text.decoded.encoding,
+    }

@@ -1,0 +1,62 @@
+"""The sessions CI and `make` run. `make` calls them with --no-venv inside .venv.
+
+check = gen_check + contracts + lint + typing + tests, the whole of `make test`.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "none"
+nox.options.sessions = ["check"]
+nox.options.error_on_missing_interpreters = True
+
+
+@nox.session
+def gen_check(session: nox.Session) -> None:
+    """Generated files are fresh: nothing stale, missing or orphaned."""
+    session.run("toolproof", "gen", "--check")
+
+
+@nox.session
+def contracts(session: nox.Session) -> None:
+    """Every contract passes every check."""
+    session.run("toolproof", "lint")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint everything, formatting of hand-written code."""
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", "--exclude", "generated", ".")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    """mypy --strict on the code, the generated code and the tests."""
+    session.run("mypy", "--strict", "generator", "runtime", "handlers", "generated", "tests", "benchmarks")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """pytest: unit, golden, generated conformance and bounded fuzz tests."""
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def check(session: nox.Session) -> None:
+    """The full check `make test` and CI run."""
+    for name in ("gen_check", "contracts", "lint", "typing", "tests"):
+        session.notify(name)
+
+
+@nox.session
+def golden(session: nox.Session) -> None:
+    """Regenerate the expected output of every golden generator case."""
+    session.run("python", "-m", "tests.generator.regen_golden")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Print the benchmark figures (never part of the tests)."""
+    session.run("python", "benchmarks/dispatch.py", *session.posargs)

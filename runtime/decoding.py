@@ -1,0 +1,149 @@
+"""Turn file bytes into text, and say what was found.
+
+The order: a byte-order mark decides (UTF-8, UTF-16, UTF-32); otherwise strict
+UTF-8; otherwise, unless the caller accepts UTF-8 only, a binary test and then
+charset detection on a bounded sample. Valid UTF-8 without NUL bytes is never
+called binary, however dense its CJK or emoji, and no sample boundary can cut a
+character in two because UTF-8 is checked on the whole text.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from runtime.errors import ToolproofError
+
+__all__ = ["DecodeError", "Decoded", "Newline", "decode", "looks_binary", "newline_style"]
+
+Newline = Literal["lf", "crlf", "cr", "mixed", "none"]
+
+SAMPLE_BYTES: Final = 64 * 1024
+_BOMS: Final = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", "big5")
+_TEXT_CONTROLS: Final = frozenset(b"\t\n\r\x0c\x1b\x08")
+
+
+class DecodeError(ToolproofError):
+    """The bytes are not text this caller accepts; ``reason`` is ``binary`` or ``not_utf8``."""
+
+    def __init__(self, reason: Literal["binary", "not_utf8", "undecodable"], detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """Text with what decoding found: the encoding, whether a BOM was stripped, the newline style."""
+
+    text: str
+    encoding: str
+    bom: bool
+    newline: Newline
+
+
+def newline_style(text: str) -> Newline:
+    """Which line endings ``text`` uses."""
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    kinds = (crlf > 0) + (cr > 0) + (lf > 0)
+    if kinds == 0:
+        return "none"
+    if kinds > 1:
+        return "mixed"
+    return "crlf" if crlf else ("cr" if cr else "lf")
+
+
+def _utf16_without_bom(sample: bytes) -> str | None:
+    """UTF-16 text without a BOM shows NULs in every other byte of its ASCII."""
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nul > 0.7 and even_nul < 0.1:
+        return "utf-16-le"
+    if even_nul > 0.7 and odd_nul < 0.1:
+        return "utf-16-be"
+    return None
+
+
+def looks_binary(sample: bytes) -> bool:
+    """A NUL byte, or more than 30% control bytes, in a sample that is not UTF-8."""
+    if not sample:
+        return False
+    if 0 in sample:
+        return True
+    controls = sum(1 for b in sample if b < 0x20 and b not in _TEXT_CONTROLS)
+    return controls / len(sample) > 0.3
+
+
+def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
+    """Decode file bytes to text.
+
+    Args:
+        data: the whole content.
+        utf8_only: refuse anything that is not UTF-8 (a UTF-8 BOM is allowed).
+
+    Raises:
+        DecodeError: ``binary`` for binary content, ``not_utf8`` when ``utf8_only``
+            and the bytes are not UTF-8, ``undecodable`` when no encoding fits.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            if utf8_only and encoding != "utf-8":
+                raise DecodeError("not_utf8", f"the file is {encoding.upper()}, not UTF-8")
+            try:
+                text = data[len(bom) :].decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise DecodeError("undecodable", f"invalid {encoding.upper()} at byte {exc.start + len(bom)}") from None
+            return Decoded(text, encoding, True, newline_style(text))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        failure = exc
+    else:
+        if "\x00" in text:
+            raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
+        return Decoded(text, "utf-8", False, newline_style(text))
+    sample = data[:SAMPLE_BYTES]
+    utf16 = _utf16_without_bom(sample)
+    if utf16 is not None and not utf8_only:
+        try:
+            text = data.decode(utf16)
+        except UnicodeDecodeError:
+            pass
+        else:
+            return Decoded(text, utf16, False, newline_style(text))
+    if looks_binary(sample) or utf16 is not None:
+        raise DecodeError("binary", "the file is binary, not text")
+    if utf8_only:
+        raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure.start})")
+    return _detect(data, sample)
+
+
+def _detect(data: bytes, sample: bytes) -> Decoded:
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(sample)
+    best = matches.best()
+    encoding = best.encoding if best is not None else "cp1252"
+    if best is not None:
+        # Short samples tie between code pages; prefer the common ones.
+        tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
+        encoding = next((e for e in _PREFERRED if e in tied), encoding)
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        # The sample's verdict does not hold for the whole file.
+        encoding = "latin-1"
+        text = data.decode(encoding)
+    return Decoded(text, encoding.replace("_", "-"), False, newline_style(text))

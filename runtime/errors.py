@@ -1,0 +1,99 @@
+"""Errors of the runtime, and the standard catalogue every contract inherits.
+
+The tree::
+
+    ToolproofError          base of every error the runtime raises on purpose
+     ├── ToolError          a catalogued failure of one call; carries a code the model reads
+     ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
+     └── FileAccessError    the file layer refused or failed a path (see runtime.files)
+
+A handler fails only by raising ``ToolError`` through the typed factories that
+``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).
+The dispatcher turns bad arguments into ``invalid_arguments``, a name nobody
+registered into ``unknown_tool``, and any other exception into
+``internal_error``, whose message is a fixed sentence: no traceback and no host
+path ever reaches a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_ARGUMENTS",
+    "STANDARD_ERRORS",
+    "UNKNOWN_TOOL",
+    "RegistryError",
+    "StandardError",
+    "ToolError",
+    "ToolproofError",
+]
+
+INVALID_ARGUMENTS: Final = "invalid_arguments"
+UNKNOWN_TOOL: Final = "unknown_tool"
+INTERNAL_ERROR: Final = "internal_error"
+
+
+@dataclass(frozen=True, slots=True)
+class StandardError:
+    """A catalogue entry that the runtime itself produces."""
+
+    message: str
+    hint: str
+
+
+STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
+    INVALID_ARGUMENTS: StandardError(
+        message="Invalid arguments: {detail}",
+        hint="Correct the argument named in the message and call the tool again.",
+    ),
+    UNKNOWN_TOOL: StandardError(
+        message="Unknown tool '{tool}'. Available tools: {available}.",
+        hint="Call one of the available tools by its exact name.",
+    ),
+    INTERNAL_ERROR: StandardError(
+        message="The tool failed with an internal error. The failure has been logged.",
+        hint="Try the call again later, or continue without this tool.",
+    ),
+}
+"""Codes every contract inherits, with their message templates."""
+
+
+class ToolproofError(Exception):
+    """Base class of the errors the runtime raises on purpose."""
+
+
+class ToolError(ToolproofError):
+    """A catalogued failure of one tool call; ``code`` is what callers branch on."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        params: Mapping[str, object] | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.params: Mapping[str, object] = params or {}
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def __repr__(self) -> str:
+        return f"ToolError(code={self.code!r}, message={self.message!r}, params={dict(self.params)!r})"
+
+
+class RegistryError(ToolproofError):
+    """Contracts and handlers do not match, or contract data cannot be loaded."""
+
+    exit_code: Final = 1
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems

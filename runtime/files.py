@@ -1,0 +1,363 @@
+"""The file layer: every handler reads user paths through here and nowhere else.
+
+A user path is resolved and opened in one step, walking component by component
+from a directory descriptor of the allowed root with ``O_NOFOLLOW``. The kernel
+never follows a symbolic link for us: when the walk meets one, the policy says
+whether to refuse it (``deny``) or to resolve its target ourselves and keep
+walking beneath the root (``within_root``). ``..`` pops our own stack of open
+directories, so it cannot climb above the root, and there is no gap between a
+check and the open that a swapped file or symlink could slip through.
+
+Only regular files are returned. FIFOs are opened with ``O_NONBLOCK`` so they
+never block; they, devices, sockets and directories get ``not_regular`` at once.
+Sizes come from the opened descriptor, and reads stop at the cap even when the
+size lies (``/proc``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from runtime.errors import ToolproofError
+
+__all__ = [
+    "Directory",
+    "FileAccessError",
+    "OpenFile",
+    "Reason",
+    "SymlinkPolicy",
+    "split_user_path",
+]
+
+SymlinkPolicy = Literal["deny", "within_root"]
+Reason = Literal[
+    "invalid_path",
+    "outside_root",
+    "symlink",
+    "loop",
+    "not_found",
+    "not_directory",
+    "not_regular",
+    "permission_denied",
+    "too_large",
+    "io_error",
+]
+
+MAX_PATH_CHARS: Final = 4096
+MAX_SYMLINK_HOPS: Final = 40
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+_DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
+
+
+class FileAccessError(ToolproofError):
+    """The file layer refused a path or could not read it; ``reason`` says which."""
+
+    def __init__(self, reason: Reason, path: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason: Reason = reason
+        self.path = path
+        self.detail = detail
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+def split_user_path(user_path: str) -> tuple[bool, list[str]]:
+    """Split a path as a model writes it into ``(is_absolute, components)``.
+
+    Both slash styles separate components. Empty and ``.`` components vanish;
+    ``..`` is kept for the walk to handle.
+
+    Raises:
+        FileAccessError: ``invalid_path`` for NUL bytes, empty or overlong paths;
+            ``outside_root`` for ``~``, URLs, drive letters and UNC paths.
+    """
+    if "\x00" in user_path:
+        raise FileAccessError("invalid_path", user_path, "the path contains a NUL byte")
+    if not user_path.strip():
+        raise FileAccessError("invalid_path", user_path, "the path is empty")
+    if len(user_path) > MAX_PATH_CHARS:
+        raise FileAccessError("invalid_path", user_path, f"the path is longer than {MAX_PATH_CHARS} characters")
+    if user_path.startswith("~"):
+        raise FileAccessError("outside_root", user_path, "'~' is not expanded; give a path inside the allowed folder")
+    if _SCHEME.match(user_path):
+        raise FileAccessError("outside_root", user_path, "URLs are not file paths")
+    path = user_path.replace("\\", "/")
+    if _DRIVE.match(path) or path.startswith("//"):
+        raise FileAccessError(
+            "outside_root", user_path, "drive letters and network paths are outside the allowed folder"
+        )
+    absolute = path.startswith("/")
+    return absolute, [part for part in path.split("/") if part and part != "."]
+
+
+def _relative_to_root(parts: list[str], root_parts: list[str]) -> list[str] | None:
+    """The components of an absolute path below the root, or None when it is not below it."""
+    n = len(root_parts)
+    if parts[:n] != root_parts:
+        return None
+    return parts[n:]
+
+
+@dataclass(slots=True)
+class OpenFile:
+    """A regular file opened beneath a root; close it, or use it as a context manager."""
+
+    fd: int
+    root: str
+    relpath: str
+    stat: os.stat_result
+
+    @property
+    def path(self) -> str:
+        """The resolved absolute path (for audit records, never for models)."""
+        return f"{self.root}/{self.relpath}" if self.relpath else self.root
+
+    @property
+    def size(self) -> int:
+        """Size in bytes, from the opened descriptor."""
+        return self.stat.st_size
+
+    def read_all(self, cap: int) -> bytes:
+        """Read the whole file, refusing one larger than ``cap`` bytes.
+
+        The size from ``fstat`` is checked first; the read itself also stops
+        after ``cap + 1`` bytes, for files whose reported size lies.
+
+        Raises:
+            FileAccessError: ``too_large`` or ``io_error``.
+        """
+        if self.stat.st_size > cap:
+            raise FileAccessError(
+                "too_large", self.relpath, f"the file is {self.stat.st_size} bytes; the limit is {cap}"
+            )
+        buf = bytearray(min(self.stat.st_size, cap) + 1)
+        view = memoryview(buf)
+        got = 0
+        try:
+            while True:
+                if got == len(buf):
+                    if got > cap:
+                        raise FileAccessError("too_large", self.relpath, f"the file is larger than {cap} bytes")
+                    buf.extend(bytes(min(len(buf), cap + 1 - got)))
+                    view = memoryview(buf)
+                n = os.readv(self.fd, [view[got:]])
+                if n == 0:
+                    break
+                got += n
+        except OSError as exc:
+            raise FileAccessError("io_error", self.relpath, exc.strerror or "read failed") from None
+        finally:
+            view.release()
+        del buf[got:]
+        return bytes(buf)
+
+    def close(self) -> None:
+        """Close the descriptor (idempotent)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> OpenFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Directory:
+    """An open directory that paths are resolved beneath; the root of a walk.
+
+    Args:
+        fd: an open ``O_DIRECTORY`` descriptor, owned by this object.
+        real: the directory's real absolute path.
+    """
+
+    __slots__ = ("_root_parts", "fd", "real")
+
+    def __init__(self, fd: int, real: str) -> None:
+        self.fd = fd
+        self.real = real
+        self._root_parts = [part for part in real.split("/") if part]
+
+    @classmethod
+    def open(cls, path: str | Path) -> Directory:
+        """Open a folder the host trusts (symbolic links in it are followed).
+
+        Raises:
+            FileAccessError: ``not_found`` or ``not_directory``.
+        """
+        real = os.path.realpath(path)
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise FileAccessError("not_found", str(path), "the folder does not exist") from None
+        except NotADirectoryError:
+            raise FileAccessError("not_directory", str(path), "not a folder") from None
+        except PermissionError:
+            raise FileAccessError("permission_denied", str(path), "permission denied") from None
+        return cls(fd, real)
+
+    def close(self) -> None:
+        """Close the descriptor (idempotent)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Directory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open_file(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root", absolute: bool = False) -> OpenFile:
+        """Open a regular file beneath this directory.
+
+        Args:
+            user_path: the path as the model wrote it, relative to this directory.
+            symlinks: refuse every symbolic link, or follow those that stay beneath.
+            absolute: accept an absolute path that lies beneath this directory.
+
+        Raises:
+            FileAccessError: whatever stops the path from naming a readable regular file here.
+        """
+        fd, names, st = self._walk(user_path, want_dir=False, symlinks=symlinks, absolute=absolute)
+        return OpenFile(fd, self.real, "/".join(names), st)
+
+    def open_dir(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root") -> Directory:
+        """Open a sub-folder beneath this directory, as the root of further walks.
+
+        Raises:
+            FileAccessError: whatever stops the path from naming a folder here.
+        """
+        fd, names, _ = self._walk(user_path, want_dir=True, symlinks=symlinks, absolute=False)
+        return Directory(fd, "/".join([self.real.rstrip("/"), *names]) if names else self.real)
+
+    def _walk(
+        self, user_path: str, *, want_dir: bool, symlinks: SymlinkPolicy, absolute: bool
+    ) -> tuple[int, list[str], os.stat_result]:
+        is_abs, parts = split_user_path(user_path)
+        if is_abs:
+            below = _relative_to_root(parts, self._root_parts) if absolute else None
+            if below is None:
+                raise FileAccessError("outside_root", user_path, "the path is outside the allowed folder")
+            parts = below
+        fds: list[int] = []
+        names: list[str] = []
+        pending = deque(parts)
+        hops = 0
+        try:
+            while pending:
+                name = pending.popleft()
+                if name == "..":
+                    if not names:
+                        raise FileAccessError("outside_root", user_path, "the path climbs above the allowed folder")
+                    os.close(fds.pop())
+                    names.pop()
+                    continue
+                last = not pending
+                here = fds[-1] if fds else self.fd
+                try:
+                    fd = os.open(name, _DIR_FLAGS if (want_dir or not last) else _FILE_FLAGS, dir_fd=here)
+                except OSError as exc:
+                    link = self._symlink_target(exc, name, here, user_path, symlinks)
+                    if link is None:
+                        raise self._open_error(exc, user_path, last, want_dir) from None
+                    hops += 1
+                    if hops > MAX_SYMLINK_HOPS:
+                        raise FileAccessError("loop", user_path, "too many levels of symbolic links") from None
+                    link_abs, link_parts = link
+                    if link_abs:
+                        below = _relative_to_root(link_parts, self._root_parts)
+                        if below is None:
+                            raise FileAccessError(
+                                "outside_root", user_path, "a symbolic link leads outside the allowed folder"
+                            ) from None
+                        for open_fd in fds:
+                            os.close(open_fd)
+                        fds.clear()
+                        names.clear()
+                        link_parts = below
+                    pending.extendleft(reversed(link_parts))
+                    continue
+                if last:
+                    return self._finish(fd, [*names, name], user_path, want_dir)
+                fds.append(fd)
+                names.append(name)
+            # The path named the root itself, or ended in "..".
+            if want_dir:
+                return os.dup(fds[-1] if fds else self.fd), names, os.fstat(fds[-1] if fds else self.fd)
+            raise FileAccessError("not_regular", user_path, "the path is a directory, not a file")
+        finally:
+            for open_fd in fds:
+                os.close(open_fd)
+
+    @staticmethod
+    def _finish(fd: int, names: list[str], user_path: str, want_dir: bool) -> tuple[int, list[str], os.stat_result]:
+        st = os.fstat(fd)
+        if want_dir or stat.S_ISREG(st.st_mode):
+            return fd, names, st
+        os.close(fd)
+        raise FileAccessError("not_regular", user_path, f"the path is {_kind(st.st_mode)}, not a regular file")
+
+    @staticmethod
+    def _symlink_target(
+        exc: OSError, name: str, here: int, user_path: str, symlinks: SymlinkPolicy
+    ) -> tuple[bool, list[str]] | None:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            return None
+        try:
+            st = os.stat(name, dir_fd=here, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISLNK(st.st_mode):
+            return None
+        if symlinks == "deny":
+            raise FileAccessError("symlink", user_path, "symbolic links are not followed here") from None
+        try:
+            target = os.readlink(name, dir_fd=here)
+        except OSError:
+            return None
+        if not target or "\x00" in target:
+            raise FileAccessError("not_found", user_path, "a symbolic link has an empty target") from None
+        return target.startswith("/"), [part for part in target.split("/") if part and part != "."]
+
+    @staticmethod
+    def _open_error(exc: OSError, user_path: str, last: bool, want_dir: bool) -> FileAccessError:
+        code = exc.errno
+        if code == errno.ENOENT:
+            return FileAccessError("not_found", user_path, "no such file")
+        if code == errno.ENOTDIR:
+            if last and want_dir:
+                return FileAccessError("not_directory", user_path, "the path is a file, not a folder")
+            return FileAccessError("not_found", user_path, "a parent of the path is not a folder")
+        if code in (errno.EACCES, errno.EPERM):
+            return FileAccessError("permission_denied", user_path, "permission denied")
+        if code == errno.ENXIO:
+            return FileAccessError("not_regular", user_path, "the path is a socket or device, not a regular file")
+        if code == errno.ENAMETOOLONG:
+            return FileAccessError("invalid_path", user_path, "a path component is too long")
+        if code == errno.ELOOP:
+            return FileAccessError("loop", user_path, "too many levels of symbolic links")
+        return FileAccessError("io_error", user_path, exc.strerror or "cannot open")

@@ -1,0 +1,81 @@
+"""Bind each contract to its handler at start-up, and fail loudly when they do not match."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.context import ToolContext
+from runtime.errors import RegistryError
+from runtime.spec import ToolSpec
+from runtime.validation import SchemaValidator
+
+__all__ = ["BoundTool", "Handler", "bind", "default_handler_ref"]
+
+Handler = Callable[[Any, ToolContext], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundTool:
+    """A contract with its handler and its compiled validators."""
+
+    spec: ToolSpec
+    handler: Handler
+    input: SchemaValidator
+    output: SchemaValidator
+
+
+def default_handler_ref(module: str) -> str:
+    """The conventional handler of a contract: ``handlers.<module>:handle``."""
+    return f"handlers.{module}:handle"
+
+
+def _resolve(ref: str) -> Handler:
+    module_name, _, attr = ref.partition(":")
+    module = importlib.import_module(module_name)
+    handler = getattr(module, attr or "handle", None)
+    if not callable(handler):
+        raise AttributeError(f"{module_name} has no callable {attr or 'handle'!r}")
+    return handler  # type: ignore[no-any-return]
+
+
+def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:
+    try:
+        pkg = importlib.import_module(package)
+    except ModuleNotFoundError:
+        return []
+    claimed = {spec.handler.partition(":")[0] for spec in specs}
+    found = [f"{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__) if not info.name.startswith("_")]
+    return sorted(name for name in found if name not in claimed)
+
+
+def bind(specs: Iterable[ToolSpec], *, handlers_package: str = "handlers", check_extra: bool = True) -> list[BoundTool]:
+    """Import every contract's handler and compile its validators.
+
+    Args:
+        specs: the contracts to serve.
+        handlers_package: the package whose public modules must each serve a contract.
+        check_extra: report public modules of ``handlers_package`` that serve no contract.
+
+    Raises:
+        RegistryError: naming every missing handler and every extra handler module.
+    """
+    specs = list(specs)
+    problems: list[str] = []
+    bound: list[BoundTool] = []
+    for spec in specs:
+        try:
+            handler = _resolve(spec.handler)
+        except (ImportError, AttributeError) as exc:
+            problems.append(f"contract '{spec.name}' ({spec.source}) has no handler {spec.handler}: {exc}")
+            continue
+        bound.append(BoundTool(spec, handler, SchemaValidator(spec.input_schema), SchemaValidator(spec.output_schema)))
+    if check_extra:
+        for module in _extra_handler_modules(specs, handlers_package):
+            problems.append(f"handler module {module} serves no contract; remove it or add a contract")
+    if problems:
+        raise RegistryError(problems)
+    return bound

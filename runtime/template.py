@@ -1,0 +1,129 @@
+"""Text templates for error messages and for what the model reads.
+
+One small grammar serves both: literal text with ``{name}`` placeholders, and
+``{{`` / ``}}`` for literal braces. ``{$}`` stands for the whole value being
+rendered (a tool's output, say). A string value is inserted as it is; any other
+value is inserted as compact JSON, so ``{size}`` renders ``42`` and ``{$}``
+renders the output object.
+
+Templates are parsed once (at generation time, and again when the runtime
+loads a contract) into literal and field parts, so rendering is a join.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Final
+
+__all__ = ["WHOLE", "Template", "TemplateSyntaxError", "format_value"]
+
+WHOLE: Final = "$"
+"""The placeholder name that stands for the whole value being rendered."""
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\$")
+
+
+class TemplateSyntaxError(ValueError):
+    """A template has an unbalanced brace or a placeholder that is not a name."""
+
+    def __init__(self, template: str, detail: str) -> None:
+        super().__init__(f"invalid template {template!r}: {detail}")
+        self.template = template
+        self.detail = detail
+
+
+def format_value(value: object) -> str:
+    """Render one placeholder value: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+class Template:
+    """A parsed template; immutable and cheap to render."""
+
+    __slots__ = ("_literals", "fields", "source")
+
+    def __init__(self, source: str) -> None:
+        literals: list[str] = []
+        fields: list[str] = []
+        buf: list[str] = []
+        i, n = 0, len(source)
+        while i < n:
+            ch = source[i]
+            if ch == "{":
+                if source.startswith("{{", i):
+                    buf.append("{")
+                    i += 2
+                    continue
+                end = source.find("}", i + 1)
+                if end < 0:
+                    raise TemplateSyntaxError(source, f"unclosed '{{' at offset {i}")
+                name = source[i + 1 : end]
+                if not _NAME.fullmatch(name):
+                    raise TemplateSyntaxError(source, f"placeholder {{{name}}} is not a name")
+                literals.append("".join(buf))
+                buf.clear()
+                fields.append(name)
+                i = end + 1
+            elif ch == "}":
+                if source.startswith("}}", i):
+                    buf.append("}")
+                    i += 2
+                    continue
+                raise TemplateSyntaxError(source, f"single '}}' at offset {i}")
+            else:
+                buf.append(ch)
+                i += 1
+        literals.append("".join(buf))
+        self.source = source
+        self._literals: tuple[str, ...] = tuple(literals)
+        self.fields: tuple[str, ...] = tuple(fields)
+        """Placeholder names in order of appearance (repeats included)."""
+
+    def render(self, values: Mapping[str, object], whole: object = None) -> str:
+        """Fill the placeholders from ``values``; ``{$}`` takes ``whole``.
+
+        Raises:
+            KeyError: a placeholder names a key that ``values`` lacks.
+        """
+        lits = self._literals
+        if not self.fields:
+            return lits[0]
+        out = [lits[0]]
+        for name, lit in zip(self.fields, lits[1:], strict=True):
+            out.append(format_value(whole if name == WHOLE else values[name]))
+            out.append(lit)
+        return "".join(out)
+
+    def pattern(self, known: Mapping[str, object] | None = None) -> re.Pattern[str]:
+        """A regex that matches exactly the texts this template can render.
+
+        Placeholders whose value is in ``known`` must match that value; the
+        others match any text (the same text wherever the name repeats).
+        """
+        known = known or {}
+        parts = [re.escape(self._literals[0])]
+        seen: set[str] = set()
+        for name, lit in zip(self.fields, self._literals[1:], strict=True):
+            group = "whole" if name == WHOLE else name
+            if name in known:
+                parts.append(re.escape(format_value(known[name])))
+            elif group in seen:
+                parts.append(f"(?P={group})")
+            else:
+                seen.add(group)
+                parts.append(f"(?P<{group}>.*?)")
+            parts.append(re.escape(lit))
+        return re.compile("".join(parts), re.DOTALL)
+
+    def __repr__(self) -> str:
+        return f"Template({self.source!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Template) and other.source == self.source
+
+    def __hash__(self) -> int:
+        return hash(self.source)

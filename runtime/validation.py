@@ -1,0 +1,120 @@
+"""Argument and output validation with validators compiled once per schema.
+
+Valid input takes the fast path, a compiled jsonschema-rs validator. Only when
+that says "invalid" does python-jsonschema (imported lazily) explain why, so
+the message names the offending field by JSON path and the most relevant
+problem comes first. Both implement Draft 2020-12 with ``format`` as an
+annotation, so they agree on what is valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import jsonschema_rs
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
+__all__ = ["SchemaValidator"]
+
+_MAX_SHOWN = 60
+
+
+def _show(value: object) -> str:
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+_JSON_TYPES = {
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _type_name(value: object) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _path(error: ValidationError) -> str:
+    return str(error.json_path)
+
+
+def describe(error: ValidationError) -> str:
+    """One line naming where and what: ``$.limit: must be at most 2000 (got 5000)``."""
+    keyword = error.validator
+    value: Any = error.validator_value
+    instance = error.instance
+    path = _path(error)
+    if keyword == "required" and isinstance(instance, Mapping):
+        missing = [name for name in value if name not in instance]
+        name = missing[0] if missing else "?"
+        return f"{path}.{name}: required property is missing"
+    if keyword == "additionalProperties" and isinstance(instance, Mapping):
+        allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+        extra = [name for name in instance if name not in allowed]
+        names = ", ".join(sorted(allowed)) or "none"
+        return f"{path}.{extra[0] if extra else '?'}: unexpected property (allowed: {names})"
+    if keyword == "type":
+        expected = value if isinstance(value, str) else " or ".join(value)
+        return f"{path}: expected {expected}, got {_type_name(instance)}"
+    if keyword == "enum":
+        return f"{path}: must be one of {', '.join(_show(v) for v in value)} (got {_show(instance)})"
+    if keyword == "const":
+        return f"{path}: must be {_show(value)} (got {_show(instance)})"
+    simple = {
+        "minLength": "must be at least {v} character(s) long",
+        "maxLength": "must be at most {v} character(s) long",
+        "minimum": "must be at least {v}",
+        "maximum": "must be at most {v}",
+        "exclusiveMinimum": "must be greater than {v}",
+        "exclusiveMaximum": "must be less than {v}",
+        "multipleOf": "must be a multiple of {v}",
+        "minItems": "must have at least {v} item(s)",
+        "maxItems": "must have at most {v} item(s)",
+        "pattern": "must match the pattern {v}",
+        "minProperties": "must have at least {v} propert(ies)",
+        "maxProperties": "must have at most {v} propert(ies)",
+    }
+    if keyword in simple:
+        got = f" (got {_show(instance)})" if keyword not in {"minItems", "maxItems"} else ""
+        return f"{path}: {simple[keyword].format(v=value)}{got}"
+    return f"{path}: {error.message}"
+
+
+class SchemaValidator:
+    """A schema with its validators, compiled once."""
+
+    __slots__ = ("_explainer", "is_valid", "schema")
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        compiled = jsonschema_rs.validator_for(dict(schema), validate_formats=False)
+        self.is_valid = compiled.is_valid
+        self._explainer: Validator | None = None
+
+    def problems(self, instance: Any) -> list[str]:
+        """Every problem with ``instance``, most relevant first; empty when valid."""
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import relevance
+
+        if self._explainer is None:
+            self._explainer = Draft202012Validator(self.schema)
+        errors = sorted(self._explainer.iter_errors(instance), key=relevance)
+        # relevance sorts the best match last.
+        return [describe(error) for error in reversed(errors)]
+
+    def explain(self, instance: object) -> str:
+        """The most relevant problem, and how many others there are."""
+        problems = self.problems(instance)
+        if not problems:
+            return "$: does not match the schema"
+        more = len(problems) - 1
+        return problems[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
