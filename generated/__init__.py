@@ -12,7 +12,7 @@ __all__ = ["CONTRACTS", "TOOLS", "TOOLSETS"]
 CONTRACTS: Final[tuple[str, ...]] = (
     "read_file_in_skill",
 )
-"""Contract modules, in declared order; ``generated/contracts/<module>.json`` holds each."""
+"""Contract modules, sorted; ``generated/contracts/<module>.json`` holds each."""
 
 TOOLS: Final[dict[str, str]] = {
     "read_file_in_skill": "read_file_in_skill",

@@ -30,14 +30,14 @@ VERSION: Final = "1.0.0"
 
 
 class ReadFileInSkillInput(TypedDict):
-    """Relative path to file within skill folder (e.g., 'examples/usage.py', 'docs/api.md')"""
+    """Arguments of `read_file_in_skill`."""
 
     skill_name: str
     file_path: str
 
 
 class ReadFileInSkillOutput(TypedDict):
-    """The encoding the file was read in, e.g. utf-8"""
+    """Output of `read_file_in_skill`."""
 
     success: Literal[True]
     skill_name: str

@@ -69,7 +69,14 @@ class _Checker:
             return self.problems
         meta_errors = _sorted_errors(_meta_validator().iter_errors(self.data))
         for error in meta_errors:
-            self.add(tuple(error.absolute_path), f"contract format: {describe(error)}")
+            path = tuple(error.absolute_path)
+            if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+                allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+                extra = next((k for k in error.instance if k not in allowed), None)
+                if extra is not None:
+                    self.add((*path, extra), f"contract format: {describe(error)}", key=True)
+                    continue
+            self.add(path, f"contract format: {describe(error)}")
         if meta_errors:
             return self.problems
         self._schema(("input",))
@@ -114,7 +121,7 @@ class _Checker:
             try:
                 template = Template(entry["message"])
             except TemplateSyntaxError as exc:
-                self.add(("errors", code, "message"), exc.detail)
+                self.add(("errors", code, "message"), f"message of error '{code}': {exc.detail}")
                 ok = False
                 continue
             params = set(entry.get("params", {}))
@@ -137,7 +144,7 @@ class _Checker:
             try:
                 fields = Template(render["result"]).fields
             except TemplateSyntaxError as exc:
-                self.add(("render", "result"), exc.detail)
+                self.add(("render", "result"), f"render.result: {exc.detail}")
                 ok = False
             else:
                 for name in dict.fromkeys(fields):
@@ -150,7 +157,7 @@ class _Checker:
             try:
                 fields = Template(render["error"]).fields
             except TemplateSyntaxError as exc:
-                self.add(("render", "error"), exc.detail)
+                self.add(("render", "error"), f"render.error: {exc.detail}")
                 ok = False
             else:
                 for name in dict.fromkeys(fields):

@@ -111,8 +111,8 @@ class TypeBuilder:
             annotation = self.annotation(sub, class_name(name, key))
             if key not in required:
                 self.uses_not_required = True
-            doc = sub.get("description", "") if isinstance(sub, Mapping) else ""
-            fields.append(Field(key, annotation, key in required, " ".join(str(doc).split())))
+            text = sub.get("description", "") if isinstance(sub, Mapping) else ""
+            fields.append(Field(key, annotation, key in required, " ".join(str(text).split())))
         doc = " ".join(str(schema.get("description", "")).split()) or doc
         functional = not all(is_identifier(f.name) for f in fields)
         self.defs.append(TypedDictDef(name, doc, tuple(fields), functional))

@@ -106,14 +106,15 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
             except UnicodeDecodeError as exc:
                 raise DecodeError("undecodable", f"invalid {encoding.upper()} at byte {exc.start + len(bom)}") from None
             return Decoded(text, encoding, True, newline_style(text))
+    failure: UnicodeDecodeError | None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         failure = exc
     else:
-        if "\x00" in text:
-            raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
-        return Decoded(text, "utf-8", False, newline_style(text))
+        if "\x00" not in text:
+            return Decoded(text, "utf-8", False, newline_style(text))
+        failure = None
     sample = data[:SAMPLE_BYTES]
     utf16 = _utf16_without_bom(sample)
     if utf16 is not None and not utf8_only:
@@ -125,6 +126,8 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
             return Decoded(text, utf16, False, newline_style(text))
     if looks_binary(sample) or utf16 is not None:
         raise DecodeError("binary", "the file is binary, not text")
+    if failure is None:
+        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     if utf8_only:
         raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure.start})")
     return _detect(data, sample)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ _log = logging.getLogger("toolproof.dispatch")
 MAX_ARGUMENT_BYTES = 1 << 20
 """Argument strings longer than this are refused before parsing (1 MiB)."""
 
+_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS_B = re.compile(rb"\d{19}")
 _UNKNOWN = Template(STANDARD_ERRORS[UNKNOWN_TOOL].message)
 _DEFAULT_ERROR_RENDER = Template("ERROR: {message}")
 
@@ -49,12 +52,14 @@ def _parse(arguments: str | bytes | Mapping[str, Any] | None, limit: int) -> Any
         return arguments
     if len(arguments) > limit:
         raise _BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
-    try:
-        return orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        pass
-    # orjson refuses some valid JSON (integers beyond 64 bits); the standard
-    # library either parses it or says exactly where the text goes wrong.
+    # orjson turns integers beyond 64 bits into floats, losing digits; the
+    # standard library keeps them exact, and says where invalid text goes wrong.
+    long_digits = _LONG_DIGITS_B if isinstance(arguments, bytes) else _LONG_DIGITS
+    if long_digits.search(arguments) is None:  # type: ignore[arg-type]
+        try:
+            return orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            pass
     try:
         return json.loads(arguments, parse_constant=_reject_constant)
     except RecursionError:

@@ -152,26 +152,22 @@ class OpenFile:
             raise FileAccessError(
                 "too_large", self.relpath, f"the file is {self.stat.st_size} bytes; the limit is {cap}"
             )
-        buf = bytearray(min(self.stat.st_size, cap) + 1)
-        view = memoryview(buf)
-        got = 0
+        chunks: list[bytes] = []
+        total = 0
+        # One byte more than expected, so a file that grew (or lied) shows it.
+        want = min(self.stat.st_size, cap) + 1
         try:
-            while True:
-                if got == len(buf):
-                    if got > cap:
-                        raise FileAccessError("too_large", self.relpath, f"the file is larger than {cap} bytes")
-                    buf.extend(bytes(min(len(buf), cap + 1 - got)))
-                    view = memoryview(buf)
-                n = os.readv(self.fd, [view[got:]])
-                if n == 0:
+            while total <= cap:
+                chunk = os.read(self.fd, max(want - total, 1 << 16))
+                if not chunk:
                     break
-                got += n
+                chunks.append(chunk)
+                total += len(chunk)
         except OSError as exc:
             raise FileAccessError("io_error", self.relpath, exc.strerror or "read failed") from None
-        finally:
-            view.release()
-        del buf[got:]
-        return bytes(buf)
+        if total > cap:
+            raise FileAccessError("too_large", self.relpath, f"the file is larger than {cap} bytes")
+        return b"".join(chunks)
 
     def close(self) -> None:
         """Close the descriptor (idempotent)."""

@@ -1,0 +1,110 @@
+"""Each invalid contract produces exactly the problems its header names, with file:line:col."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator import Level, load_project
+
+INVALID = Path(__file__).parent / "invalid"
+CASES = sorted(INVALID.glob("*.yaml"))
+
+
+def _expected(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# problems:", f"{path.name} must start with '# problems:'"
+    return [line.removeprefix("#   ") for line in lines[1:] if line.startswith("#   ")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_invalid_contract_reports_its_problem(case: Path, tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    shutil.copy(case, tmp_path / "contracts" / case.name)
+
+    project = load_project(tmp_path)
+
+    errors = [str(p) for p in project.problems if p.level is Level.ERROR]
+    assert errors == _expected(case)
+    assert not project.ok
+    assert project.contracts == []
+
+
+def test_every_rule_has_an_invalid_contract() -> None:
+    names = {c.stem for c in CASES}
+    rules = {
+        "yaml_syntax",
+        "meta_missing_errors",
+        "input_not_json_schema",
+        "output_not_json_schema",
+        "example_input_breaks_schema",
+        "example_output_breaks_schema",
+        "example_unknown_error_code",
+        "example_message_mismatch",
+        "placeholder_names_nothing",
+    }
+    assert rules <= names
+
+
+ECHO = """\
+name: {name}
+version: 1.0.0
+title: Echo
+description: Echo a word back.
+annotations: {{read_only: true, destructive: false, idempotent: true, open_world: false}}
+input: {{type: object, properties: {{word: {{type: string}}}}, required: [word]}}
+output: {{type: object, properties: {{echo: {{type: string}}}}, required: [echo]}}
+errors: {{}}
+examples:
+  - name: echoes
+    input: {{word: hi}}
+    expect: {{output: {{echo: hi}}}}
+"""
+
+
+def test_duplicate_tool_names_are_reported_in_the_second_file(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / "echo.yaml").write_text(ECHO.format(name="echo"), encoding="utf-8")
+    (folder / "echo_.yaml").write_text(ECHO.format(name="echo_"), encoding="utf-8")
+    (folder / "echo2.yaml").write_text(ECHO.format(name="echo"), encoding="utf-8")
+
+    problems = [str(p) for p in load_project(tmp_path).problems if p.level is Level.ERROR]
+
+    assert "contracts/echo2.yaml:1:7: duplicate tool name 'echo' (also in contracts/echo.yaml)" in problems
+
+
+def test_two_names_for_one_module_are_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / "my_tool.yaml").write_text(ECHO.format(name="my_tool"), encoding="utf-8")
+    (folder / "my_tool2.yaml").write_text(ECHO.format(name="my-tool"), encoding="utf-8")
+
+    problems = [str(p) for p in load_project(tmp_path).problems if p.level is Level.ERROR]
+
+    assert (
+        "contracts/my_tool2.yaml:1:7: tool 'my-tool' maps to module 'my_tool' as does contracts/my_tool.yaml"
+        in problems
+    )
+
+
+def test_an_error_without_an_example_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    text = ECHO.format(name="echo").replace("errors: {}", "errors:\n  too_loud: {message: 'too loud'}")
+    (folder / "echo.yaml").write_text(text, encoding="utf-8")
+
+    project = load_project(tmp_path)
+
+    assert project.ok
+    assert [str(p) for p in project.problems] == ["contracts/echo.yaml:9:3: warning: error 'too_loud' has no example"]
+
+
+def test_an_empty_contracts_folder_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+
+    project = load_project(tmp_path)
+
+    assert [str(p) for p in project.problems] == ["contracts:1:1: no contracts found (contracts/*.yaml)"]

@@ -1,0 +1,89 @@
+"""Decoding at the byte level: BOMs, strict UTF-8, binary detection, fallbacks."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from runtime.decoding import DecodeError, decode, newline_style
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding", "bom"),
+    [
+        (codecs.BOM_UTF8 + "héllo".encode(), "utf-8", True),
+        (codecs.BOM_UTF16_LE + "héllo".encode("utf-16-le"), "utf-16-le", True),
+        (codecs.BOM_UTF16_BE + "héllo".encode("utf-16-be"), "utf-16-be", True),
+        (codecs.BOM_UTF32_LE + "héllo".encode("utf-32-le"), "utf-32-le", True),
+        (codecs.BOM_UTF32_BE + "héllo".encode("utf-32-be"), "utf-32-be", True),
+        ("héllo".encode(), "utf-8", False),
+    ],
+)
+def test_a_bom_decides_and_is_stripped(data: bytes, encoding: str, bom: bool) -> None:
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding, decoded.bom) == ("héllo", encoding, bom)
+
+
+def test_dense_cjk_and_emoji_are_never_binary() -> None:
+    text = "我" * 171 + "🚀" * 300 + "界" * 5000
+
+    assert decode(text.encode()).text == text
+
+
+def test_utf16_without_bom_is_recognised() -> None:
+    decoded = decode("plain ascii text in utf-16\n".encode("utf-16-le"))
+
+    assert decoded.encoding == "utf-16-le"
+    assert decoded.text == "plain ascii text in utf-16\n"
+
+
+def test_nul_bytes_make_a_file_binary_even_when_valid_utf8() -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(b"abc\x00def")
+
+    assert info.value.reason == "binary"
+
+
+def test_an_image_is_binary() -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01")
+
+    assert info.value.reason == "binary"
+
+
+def test_legacy_single_byte_text_is_detected() -> None:
+    decoded = decode("café crème brûlée\n".encode("cp1252"))
+
+    assert (decoded.text, decoded.encoding) == ("café crème brûlée\n", "cp1252")
+
+
+def test_cyrillic_code_page_is_detected() -> None:
+    text = "Привет, мир! Это тест кодировки, достаточно длинный для уверенности.\n"
+
+    assert decode(text.encode("cp1251")).text == text
+
+
+def test_utf8_only_refuses_other_encodings() -> None:
+    with pytest.raises(DecodeError) as info:
+        decode("café".encode("cp1252"), utf8_only=True)
+    with pytest.raises(DecodeError) as bom:
+        decode(codecs.BOM_UTF16_LE + "x".encode("utf-16-le"), utf8_only=True)
+
+    assert info.value.reason == "not_utf8"
+    assert info.value.detail == "the file is not valid UTF-8 (invalid byte at offset 3)"
+    assert bom.value.reason == "not_utf8"
+
+
+def test_utf8_only_still_accepts_a_utf8_bom() -> None:
+    assert decode(codecs.BOM_UTF8 + b"ok", utf8_only=True).text == "ok"
+
+
+@pytest.mark.parametrize(
+    ("text", "style"),
+    [("a\nb\n", "lf"), ("a\r\nb\r\n", "crlf"), ("a\rb\r", "cr"), ("a\r\nb\n", "mixed"), ("ab", "none"), ("", "none")],
+)
+def test_newline_style_is_reported(text: str, style: str) -> None:
+    assert newline_style(text) == style
+    assert decode(text.encode()).newline == style
