@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# nox runs with --no-venv: the session commands (toolproof, ruff, mypy, pytest) come from .venv.
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: gen test lint bench fuzz golden clean
 
