@@ -1,74 +1,36 @@
 """toolproof's generator: contracts in, checked model, generated files out.
 
-The public surface is what ``__all__`` lists.
+The public surface is what ``__all__`` lists. Names are imported on first use,
+so ``toolproof call`` never pays for Jinja, YAML or python-jsonschema.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from generator.checks import check_source, check_together
-from generator.model import Contract, build_contract
-from generator.problems import Level, Problem
-from generator.render import Drift, render_all, write_all
-from generator.source import Source, load_source
+if TYPE_CHECKING:
+    from generator.model import Contract
+    from generator.problems import Level, Problem
+    from generator.project import Project, load_project
+    from generator.render import Drift
 
 __all__ = ["Contract", "Drift", "Level", "Problem", "Project", "__version__", "load_project"]
 
 __version__ = "0.1.0"
 
-CONTRACTS = "contracts"
+_HOMES = {
+    "Contract": "generator.model",
+    "Drift": "generator.render",
+    "Level": "generator.problems",
+    "Problem": "generator.problems",
+    "Project": "generator.project",
+    "load_project": "generator.project",
+}
 
 
-@dataclass(slots=True)
-class Project:
-    """The contracts of one project, checked, with every problem found."""
-
-    root: Path
-    contracts: list[Contract] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when no problem is an error (warnings allowed)."""
-        return not any(p.level is Level.ERROR for p in self.problems)
-
-    def render(self) -> dict[str, str]:
-        """Every generated file's text, by path relative to the project."""
-        return render_all(self.contracts)
-
-    def drift(self) -> Drift:
-        """How ``generated/`` differs from a fresh render."""
-        return Drift(self.root, self.render())
-
-    def write(self) -> list[str]:
-        """Bring ``generated/`` up to date; returns what was written or removed."""
-        return write_all(self.root, self.render())
-
-
-def load_project(root: Path) -> Project:
-    """Load and check every ``contracts/*.yaml`` of the project at ``root``."""
-    project = Project(root)
-    folder = root / CONTRACTS
-    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
-    if not paths:
-        project.problems.append(Problem(CONTRACTS, 1, 1, "no contracts found (contracts/*.yaml)"))
-        return project
-    sources: list[Source] = []
-    for path in paths:
-        display = f"{CONTRACTS}/{path.name}"
-        source, problems = load_source(path, display)
-        project.problems.extend(problems)
-        if source is None:
-            continue
-        sources.append(source)
-        if problems:
-            continue
-        own = check_source(source)
-        project.problems.extend(own)
-        if not any(p.level is Level.ERROR for p in own):
-            project.contracts.append(build_contract(source))
-    project.problems.extend(check_together(sources))
-    project.problems.sort()
-    return project
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'generator' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -10,8 +10,12 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from generator.project import Project
 
 __all__ = ["cli", "main"]
 
@@ -30,8 +34,8 @@ def cli() -> None:
     """Contract-first toolkit for LLM tools."""
 
 
-def _load(project: Path) -> object:
-    from generator import load_project
+def _load(project: Path) -> Project:
+    from generator.project import load_project
 
     loaded = load_project(project)
     for problem in loaded.problems:
@@ -48,10 +52,7 @@ def _load(project: Path) -> object:
 @_PROJECT
 def gen(check: bool, project: Path) -> None:
     """Generate stubs, tool definitions and conformance tests from the contracts."""
-    from generator import Project
-
     loaded = _load(project)
-    assert isinstance(loaded, Project)
     if check:
         drift = loaded.drift()
         if drift:
@@ -71,10 +72,7 @@ def gen(check: bool, project: Path) -> None:
 @_PROJECT
 def lint(project: Path) -> None:
     """Check the contracts; print every problem as file:line:col: message."""
-    from generator import Project
-
     loaded = _load(project)
-    assert isinstance(loaded, Project)
     click.echo(f"{len(loaded.contracts)} contract(s) OK")
 
 
