@@ -84,6 +84,8 @@ class _Checker:
         self._file_name()
         templates_ok = self._errors()
         templates_ok = self._render() and templates_ok
+        self._gate()
+        self._dynamic_enums()
         if not any(p.level is Level.ERROR for p in self.problems) and templates_ok:
             self._examples()
         return self.problems
@@ -168,6 +170,36 @@ class _Checker:
                         )
         return ok
 
+    def _gate(self) -> None:
+        gate = self.data.get("skill_gate")
+        if gate is None:
+            return
+        inputs = self.data["input"].get("properties", {})
+        outputs = self.data["output"].get("properties", {})
+        for key in ("path_argument", "token_argument"):
+            if gate[key] not in inputs:
+                self.add(("skill_gate", key), f"'{gate[key]}' is not an input field")
+        if gate["token_argument"] in self.data["input"].get("required", ()):
+            self.add(("skill_gate", "token_argument"), "the token field cannot be required: the SKILL.md read has none")
+        if gate["token_output"] not in outputs:
+            self.add(("skill_gate", "token_output"), f"'{gate['token_output']}' is not an output field")
+        elif gate["token_output"] in self.data["output"].get("required", ()):
+            self.add(
+                ("skill_gate", "token_output"), "the token output field cannot be required: only one read returns it"
+            )
+        for key in ("missing_error", "invalid_error"):
+            if gate[key] not in self.data["errors"]:
+                self.add(("skill_gate", key), f"error code '{gate[key]}' is not in the catalogue")
+
+    def _dynamic_enums(self) -> None:
+        inputs = self.data["input"].get("properties", {})
+        for name in self.data.get("dynamic_enums", {}):
+            prop = inputs.get(name)
+            if not isinstance(prop, dict) or prop.get("type") != "string":
+                self.add(("dynamic_enums", name), f"'{name}' must be a string input field", key=True)
+            elif "enum" in prop:
+                self.add(("input", "properties", name, "enum"), f"'{name}' gets its enum at start-up; do not write one")
+
     def _examples(self) -> None:
         examples = self.data["examples"]
         input_check = Draft202012Validator(self.data["input"])
@@ -184,6 +216,8 @@ class _Checker:
             for path in example.get("given", {}).get("files", {}):
                 if ".." in PurePosixPath(path).parts:
                     self.add((*at, "given", "files", path), f"fixture path '{path}' must not contain '..'", key=True)
+            if "skill_token" in example and "skill_gate" not in self.data:
+                self.add((*at, "skill_token"), "skill_token needs a skill_gate in the contract", key=True)
             expect = example["expect"]
             code = expect.get("error")
             input_errors = _sorted_errors(input_check.iter_errors(example["input"]))

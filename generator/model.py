@@ -57,6 +57,8 @@ class Contract:
     output_schema: Mapping[str, Any]
     errors: tuple[ErrorModel, ...]
     render: Mapping[str, str]
+    skill_gate: Mapping[str, str] | None
+    dynamic_enums: Mapping[str, str]
     metadata: Mapping[str, Any]
     examples: tuple[Mapping[str, Any], ...]
     source: str
@@ -67,6 +69,15 @@ class Contract:
     uses_any: bool
     uses_literal: bool
     uses_not_required: bool
+
+    def exported_input(self, enum_sources: Mapping[str, list[str]]) -> dict[str, Any]:
+        """The input schema as providers see it: dynamic enums filled from ``enum_sources``."""
+        if not self.dynamic_enums:
+            return dict(self.input_schema)
+        props = dict(self.input_schema.get("properties", {}))
+        for name, source in self.dynamic_enums.items():
+            props[name] = {**props[name], "enum": list(enum_sources.get(source, []))}
+        return {**self.input_schema, "properties": props}
 
     def data(self) -> dict[str, Any]:
         """The normalised contract the runtime loads (``generated/contracts/<module>.json``)."""
@@ -83,6 +94,8 @@ class Contract:
             "output": self.output_schema,
             "errors": {e.code: {"message": e.message, **({"hint": e.hint} if e.hint else {})} for e in self.errors},
             "render": dict(self.render),
+            **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
+            **({"dynamic_enums": dict(self.dynamic_enums)} if self.dynamic_enums else {}),
             "metadata": dict(self.metadata),
             "examples": list(self.examples),
             "source": self.source,
@@ -128,6 +141,8 @@ def build_contract(source: Source) -> Contract:
         output_schema=data["output"],
         errors=tuple(errors),
         render={**DEFAULT_RENDER, **data.get("render", {})},
+        skill_gate=data.get("skill_gate"),
+        dynamic_enums=data.get("dynamic_enums", {}),
         metadata=data.get("metadata", {}),
         examples=tuple(data["examples"]),
         source=source.path,

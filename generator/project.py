@@ -29,9 +29,13 @@ class Project:
         """True when no problem is an error (warnings allowed)."""
         return not any(p.level is Level.ERROR for p in self.problems)
 
+    def enum_sources(self) -> dict[str, list[str]]:
+        """Values known at generation time for each dynamic-enum source."""
+        return {"skills": builtin_skill_names(self.root)}
+
     def render(self) -> dict[str, str]:
         """Every generated file's text, by path relative to the project."""
-        return render_all(self.contracts)
+        return render_all(self.contracts, self.enum_sources())
 
     def drift(self) -> Drift:
         """How ``generated/`` differs from a fresh render."""
@@ -40,6 +44,16 @@ class Project:
     def write(self) -> list[str]:
         """Bring ``generated/`` up to date; returns what was written or removed."""
         return write_all(self.root, self.render())
+
+
+def builtin_skill_names(root: Path) -> list[str]:
+    """The built-in skills shipped in ``handlers/skills``: folders holding a SKILL.md."""
+    folder = root / "handlers" / "skills"
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p.name for p in folder.iterdir() if p.is_dir() and ((p / "SKILL.md").is_file() or (p / "SKILL.MD").is_file())
+    )
 
 
 def load_project(root: Path) -> Project:

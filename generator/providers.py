@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from generator.model import Contract
@@ -10,7 +10,7 @@ from generator.model import Contract
 __all__ = ["mcp_tools", "openai_tools"]
 
 
-def openai_tools(contracts: Sequence[Contract]) -> list[dict[str, Any]]:
+def openai_tools(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> list[dict[str, Any]]:
     """OpenAI Chat Completions ``tools``; ``strict`` is always explicit."""
     return [
         {
@@ -18,7 +18,7 @@ def openai_tools(contracts: Sequence[Contract]) -> list[dict[str, Any]]:
             "function": {
                 "name": c.name,
                 "description": c.description,
-                "parameters": dict(c.input_schema),
+                "parameters": c.exported_input(enums),
                 "strict": False,
             },
         }
@@ -26,7 +26,7 @@ def openai_tools(contracts: Sequence[Contract]) -> list[dict[str, Any]]:
     ]
 
 
-def mcp_tools(contracts: Sequence[Contract]) -> dict[str, Any]:
+def mcp_tools(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> dict[str, Any]:
     """An MCP ``tools/list`` result; all four annotation hints are explicit."""
     return {
         "tools": [
@@ -34,7 +34,7 @@ def mcp_tools(contracts: Sequence[Contract]) -> dict[str, Any]:
                 "name": c.name,
                 "title": c.title,
                 "description": c.description,
-                "inputSchema": dict(c.input_schema),
+                "inputSchema": c.exported_input(enums),
                 "outputSchema": dict(c.output_schema),
                 "annotations": {
                     "title": c.title,

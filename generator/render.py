@@ -114,8 +114,15 @@ def _toolsets(contracts: Sequence[Contract]) -> list[tuple[str, list[str]]]:
     return sorted(sets.items())
 
 
-def render_all(contracts: Sequence[Contract]) -> dict[str, str]:
-    """Every file ``make gen`` owns, by path relative to the project, with its text."""
+def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | None = None) -> dict[str, str]:
+    """Every file ``make gen`` owns, by path relative to the project, with its text.
+
+    Args:
+        contracts: the checked contracts.
+        enums: values of each dynamic-enum source known at generation time
+            (the built-in skills), written into the exported definitions.
+    """
+    enums = enums or {}
     contracts = sorted(contracts, key=lambda c: c.module)
     files: dict[str, str] = {
         f"{GENERATED}/__init__.py": _environment()
@@ -128,8 +135,8 @@ def render_all(contracts: Sequence[Contract]) -> dict[str, str]:
         files[f"{GENERATED}/contracts/{c.module}.json"] = dump_json(c.data())
     all_sources = {c.source: c.sha256 for c in contracts}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {
-        f"{GENERATED}/definitions/openai.json": (dump_json(openai_tools(contracts)), all_sources),
-        f"{GENERATED}/definitions/mcp.json": (dump_json(mcp_tools(contracts)), all_sources),
+        f"{GENERATED}/definitions/openai.json": (dump_json(openai_tools(contracts, enums)), all_sources),
+        f"{GENERATED}/definitions/mcp.json": (dump_json(mcp_tools(contracts, enums)), all_sources),
     }
     for c in contracts:
         json_files[f"{GENERATED}/contracts/{c.module}.json"] = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from generated import read_file_in_skill as contract
+from handlers._skill_names import is_plain_skill_name
 from runtime.context import ToolContext
 from runtime.decoding import DecodeError
 from runtime.files import Directory, FileAccessError
@@ -14,12 +15,6 @@ __all__ = ["handle"]
 
 MAX_BYTES: Final = 10 * 1024 * 1024
 """Largest file read (10 MiB); the seed sets none, so a 1 MB+ file reads and a huge one cannot exhaust memory."""
-
-_FORBIDDEN: Final = ("/", "\\", "..", "\x00")
-
-
-def _valid_skill_name(name: str) -> bool:
-    return name not in (".", "") and not any(bad in name for bad in _FORBIDDEN)
 
 
 def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
@@ -37,7 +32,7 @@ def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
 def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
     """Read ``file_path`` within the folder of ``skill_name``."""
     skill_name, file_path = args["skill_name"], args["file_path"]
-    if not _valid_skill_name(skill_name):
+    if not is_plain_skill_name(skill_name):
         raise contract.invalid_skill_name()
     with _open_skill(ctx, skill_name) as skill:
         try:

@@ -6,11 +6,14 @@ same function serves any host that wants to hold a handler to its contract.
 
 from __future__ import annotations
 
+import ctypes
 import json
-from collections.abc import Mapping
+import os
+import threading
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from runtime.context import AuditRecord
 from runtime.dispatch import Runtime
@@ -24,6 +27,61 @@ __all__ = ["ExampleFailure", "check_expectation", "run_example"]
 
 class ExampleFailure(AssertionError):
     """A result does not match what its contract example expects."""
+
+
+T = TypeVar("T")
+
+_CAP_DAC_OVERRIDE = 1
+_CAP_DAC_READ_SEARCH = 2
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_dac_capabilities() -> None:
+    """Give up, in the calling thread only, root's power to ignore file permissions."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (_CapData * 2)()
+    if libc.capget(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget failed")
+    mask = ~((1 << _CAP_DAC_OVERRIDE) | (1 << _CAP_DAC_READ_SEARCH)) & 0xFFFFFFFF
+    data[0].effective &= mask
+    data[0].permitted &= mask
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def as_unprivileged(fn: Callable[[], T]) -> T:
+    """Run ``fn`` so that file modes bind even when the process runs as root.
+
+    Root ignores permission bits, so an example's unreadable fixture would read
+    fine. Capabilities are per thread on Linux: ``fn`` runs in a thread of its
+    own that first drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH.
+    """
+    if os.geteuid() != 0:
+        return fn()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            _drop_dac_capabilities()
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="toolproof-unprivileged")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
 
 
 @cache
@@ -76,6 +134,25 @@ def check_expectation(name: str, expect: Mapping[str, Any], result: ToolResult) 
         raise ExampleFailure(f"example {name!r}: " + "; ".join(problems))
 
 
+CONFORMANCE_SECRET = b"toolproof-conformance"
+"""The gate secret examples run under, so their tokens are reproducible."""
+
+
+def _with_token(
+    runtime: Runtime, tool: BoundTool, arguments: dict[str, Any], session: str, kind: str
+) -> dict[str, Any]:
+    gate = runtime.gate(tool.spec.name)
+    if gate is None:
+        raise LookupError(f"contract '{tool.spec.name}' has no skill gate")
+    if kind == "valid":
+        token = gate.token(session)
+    elif kind == "other_session":
+        token = gate.token(session + "-other")
+    else:  # stale: a token for an older SKILL.md
+        token = gate.token(session, digest=b"\x00" * 32)
+    return {**arguments, gate.spec.token_argument: token}
+
+
 def run_example(module: str, name: str, base: Path) -> ToolResult:
     """Lay down an example's fixtures under ``base``, call its tool, check the result.
 
@@ -88,8 +165,24 @@ def run_example(module: str, name: str, base: Path) -> ToolResult:
     example = _example(tool, name)
     lay_fixtures(base, example.get("given", {}).get("files", {}))
     records: list[AuditRecord] = []
-    runtime = Runtime(workspace=[base / "workspace"], skills=[base / "skills"], tools=[tool], audit=records.append)
-    result = runtime.call(tool.spec.name, json.dumps(example["input"]), session=example.get("session"))
+    runtime = Runtime(
+        workspace=[base / "workspace"],
+        skills=[base / "skills"],
+        tools=[tool],
+        audit=records.append,
+        gate_secret=CONFORMANCE_SECRET,
+    )
+    session = example.get("session", "conformance")
+    arguments = dict(example["input"])
+    if "skill_token" in example:
+        arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
+    files = example.get("given", {}).get("files", {})
+    restricted = any(isinstance(spec, Mapping) and "mode" in spec for spec in files.values())
+
+    def call() -> ToolResult:
+        return runtime.call(tool.spec.name, json.dumps(arguments), session=session)
+
+    result = as_unprivileged(call) if restricted else call()
     check_expectation(name, example["expect"], result)
     roots = (*runtime.workspace, *runtime.skills)
     for record in records:

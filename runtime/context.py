@@ -6,6 +6,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from runtime.skills import SkillCatalog
 
 __all__ = ["AuditRecord", "AuditSink", "ToolContext", "log_audit"]
 
@@ -49,3 +53,7 @@ class ToolContext:
     workspace: tuple[Path, ...] = ()
     skills: tuple[Path, ...] = ()
     audit: AuditSink = field(default=log_audit)
+    catalog: SkillCatalog | None = None
+    """The skills discovered at start-up, for tools that offer them by name."""
+    document: str | None = None
+    """For a gated tool: the text of its SKILL.md when this call reads it."""

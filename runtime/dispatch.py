@@ -11,17 +11,21 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from runtime.context import AuditSink, ToolContext, log_audit
-from runtime.errors import INTERNAL_ERROR, INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL, ToolError
+from runtime.errors import INTERNAL_ERROR, INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL, RegistryError, ToolError
+from runtime.gate import GateSpec, SkillGate, builtin_dir, default_secret
 from runtime.registry import BoundTool, bind
 from runtime.result import ErrorInfo, ToolResult
+from runtime.skills import SkillCatalog, builtin_skills_dir
 from runtime.spec import ToolSpec, load_specs
 from runtime.template import Template
+from runtime.validation import SchemaValidator
 
 __all__ = ["MAX_ARGUMENT_BYTES", "Runtime"]
 
@@ -79,9 +83,13 @@ class Runtime:
         tools: bound tools to serve instead of the generated registry (tests).
         audit: where file-access records go (default: the ``toolproof.audit`` logger).
         max_argument_bytes: longest argument string accepted.
+        gate_secret: key of skill-gate tokens (default: ``runtime.gate.default_secret()``).
+        builtin: folder of ``builtin://`` documents (default: ``handlers/builtin``).
+        builtin_skills: folder of built-in skills (default: ``handlers/skills``).
 
     Raises:
-        RegistryError: a contract has no handler, or a handler module serves no contract.
+        RegistryError: a contract has no handler, a handler module serves no
+            contract, or a gated tool's SKILL.md is missing.
     """
 
     def __init__(
@@ -94,25 +102,66 @@ class Runtime:
         tools: Iterable[BoundTool] | None = None,
         audit: AuditSink = log_audit,
         max_argument_bytes: int = MAX_ARGUMENT_BYTES,
+        gate_secret: bytes | None = None,
+        builtin: Path | None = None,
+        builtin_skills: Path | None = None,
     ) -> None:
         bound = list(tools) if tools is not None else bind(load_specs())
         if toolset is not None:
             bound = [tool for tool in bound if toolset in tool.spec.toolsets]
-        self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in bound}
         self.workspace = tuple(Path(p).resolve() for p in workspace)
         self.skills = tuple(Path(p).resolve() for p in skills)
         self.validate_output = validate_output
         self.audit = audit
         self.max_argument_bytes = max_argument_bytes
+        self.catalog: SkillCatalog | None = None
+        if any(tool.spec.dynamic_enums for tool in bound):
+            self.catalog = SkillCatalog.discover(self.skills, builtin=builtin or builtin_skills_dir())
+            bound = [self._fill_enums(tool) for tool in bound]
+        self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in bound}
+        self._secret = gate_secret
+        self._gates: dict[str, SkillGate] = {}
+        missing: list[str] = []
+        for tool in bound:
+            if tool.spec.skill_gate is not None:
+                gate = SkillGate(GateSpec.from_data(tool.spec.skill_gate), b"", builtin or builtin_dir())
+                try:
+                    gate.document()
+                except (OSError, UnicodeDecodeError) as exc:
+                    missing.append(
+                        f"tool '{tool.spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}"
+                    )
+                self._gates[tool.spec.name] = gate
+        if missing:
+            raise RegistryError(missing)
+
+    def _fill_enums(self, tool: BoundTool) -> BoundTool:
+        """Give each dynamic-enum field the values its source has now (the discovered skills)."""
+        if not tool.spec.dynamic_enums:
+            return tool
+        names = self.catalog.names() if self.catalog is not None else []
+        props = dict(tool.spec.input_schema.get("properties", {}))
+        for field_name in tool.spec.dynamic_enums:
+            props[field_name] = {**props[field_name], "enum": names}
+        schema = {**tool.spec.input_schema, "properties": props}
+        spec = replace(tool.spec, input_schema=schema)
+        return BoundTool(spec, tool.handler, SchemaValidator(schema), tool.output)
+
+    def gate(self, name: str) -> SkillGate | None:
+        """The skill gate of a tool, with the host's secret, or None when it has none."""
+        gate = self._gates.get(name)
+        if gate is not None and not gate.has_secret:
+            gate.set_secret(self._secret if self._secret is not None else default_secret())
+        return gate
 
     @property
     def specs(self) -> list[ToolSpec]:
         """The contracts served, in declared order."""
         return [tool.spec for tool in self._tools.values()]
 
-    def context(self, tool: str, session: str | None = None) -> ToolContext:
+    def context(self, tool: str, session: str | None = None, document: str | None = None) -> ToolContext:
         """The context a handler of ``tool`` receives for a call in ``session``."""
-        return ToolContext(tool, session, self.workspace, self.skills, self.audit)
+        return ToolContext(tool, session, self.workspace, self.skills, self.audit, self.catalog, document)
 
     def call(
         self,
@@ -147,8 +196,22 @@ class Runtime:
         except Exception:  # a validator that cannot cope (values beyond its range)
             _log.exception("validating the arguments of %s failed", name)
             return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"})
+        gate = self.gate(name) if self._gates else None
+        document = None
+        if gate is not None:
+            if gate.is_document_read(args):
+                document = gate.document()
+            else:
+                verdict = gate.check(args, session)
+                if verdict != "ok":
+                    code = gate.spec.missing_error if verdict == "missing" else gate.spec.invalid_error
+                    return self._error(spec, code, {})
         try:
-            output = tool.handler(args, ToolContext(name, session, self.workspace, self.skills, self.audit))
+            output = tool.handler(
+                args, ToolContext(name, session, self.workspace, self.skills, self.audit, self.catalog, document)
+            )
+            if gate is not None and document is not None:
+                output = {**output, gate.spec.token_output: gate.token(session)}
         except ToolError as exc:
             if exc.code not in spec.errors or exc.code == INTERNAL_ERROR:
                 _log.error("%s raised %r, which is not in its catalogue", name, exc)

@@ -47,6 +47,7 @@ class ToolSpec:
     annotations: Mapping[str, bool]
     toolsets: tuple[str, ...]
     skill_gate: Mapping[str, JSON] | None
+    dynamic_enums: Mapping[str, str]
     metadata: Mapping[str, JSON]
     examples: tuple[Mapping[str, JSON], ...]
     source: str
@@ -77,6 +78,7 @@ class ToolSpec:
             annotations=data["annotations"],
             toolsets=tuple(data.get("toolsets", ())),
             skill_gate=data.get("skill_gate"),
+            dynamic_enums=data.get("dynamic_enums", {}),
             metadata=data.get("metadata", {}),
             examples=tuple(data.get("examples", ())),
             source=data["source"],

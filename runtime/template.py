@@ -4,7 +4,8 @@ One small grammar serves both: literal text with ``{name}`` placeholders, and
 ``{{`` / ``}}`` for literal braces. ``{$}`` stands for the whole value being
 rendered (a tool's output, say). A string value is inserted as it is; any other
 value is inserted as compact JSON, so ``{size}`` renders ``42`` and ``{$}``
-renders the output object.
+renders the output object. ``{name|json}`` inserts any value as JSON, strings
+quoted and escaped, for templates that build JSON text.
 
 Templates are parsed once (at generation time, and again when the runtime
 loads a contract) into literal and field parts, so rendering is a join.
@@ -22,7 +23,7 @@ __all__ = ["WHOLE", "Template", "TemplateSyntaxError", "format_value"]
 WHOLE: Final = "$"
 """The placeholder name that stands for the whole value being rendered."""
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\$")
+_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|\$)(\|json)?")
 
 
 class TemplateSyntaxError(ValueError):
@@ -44,11 +45,12 @@ def format_value(value: object) -> str:
 class Template:
     """A parsed template; immutable and cheap to render."""
 
-    __slots__ = ("_literals", "fields", "source")
+    __slots__ = ("_json", "_literals", "fields", "source")
 
     def __init__(self, source: str) -> None:
         literals: list[str] = []
         fields: list[str] = []
+        as_json: list[bool] = []
         buf: list[str] = []
         i, n = 0, len(source)
         while i < n:
@@ -62,11 +64,13 @@ class Template:
                 if end < 0:
                     raise TemplateSyntaxError(source, f"unclosed '{{' at offset {i}")
                 name = source[i + 1 : end]
-                if not _NAME.fullmatch(name):
+                match = _FIELD.fullmatch(name)
+                if match is None:
                     raise TemplateSyntaxError(source, f"placeholder {{{name}}} is not a name")
                 literals.append("".join(buf))
                 buf.clear()
-                fields.append(name)
+                fields.append(match[1])
+                as_json.append(match[2] is not None)
                 i = end + 1
             elif ch == "}":
                 if source.startswith("}}", i):
@@ -82,6 +86,7 @@ class Template:
         self._literals: tuple[str, ...] = tuple(literals)
         self.fields: tuple[str, ...] = tuple(fields)
         """Placeholder names in order of appearance (repeats included)."""
+        self._json: tuple[bool, ...] = tuple(as_json)
 
     def render(self, values: Mapping[str, object], whole: object = None) -> str:
         """Fill the placeholders from ``values``; ``{$}`` takes ``whole``.
@@ -93,8 +98,9 @@ class Template:
         if not self.fields:
             return lits[0]
         out = [lits[0]]
-        for name, lit in zip(self.fields, lits[1:], strict=True):
-            out.append(format_value(whole if name == WHOLE else values[name]))
+        for name, lit, as_json in zip(self.fields, lits[1:], self._json, strict=True):
+            value = whole if name == WHOLE else values[name]
+            out.append(json.dumps(value, ensure_ascii=False) if as_json else format_value(value))
             out.append(lit)
         return "".join(out)
 
@@ -107,10 +113,11 @@ class Template:
         known = known or {}
         parts = [re.escape(self._literals[0])]
         seen: set[str] = set()
-        for name, lit in zip(self.fields, self._literals[1:], strict=True):
+        for name, lit, as_json in zip(self.fields, self._literals[1:], self._json, strict=True):
             group = "whole" if name == WHOLE else name
             if name in known:
-                parts.append(re.escape(format_value(known[name])))
+                text = json.dumps(known[name], ensure_ascii=False) if as_json else format_value(known[name])
+                parts.append(re.escape(text))
             elif group in seen:
                 parts.append(f"(?P={group})")
             else:

@@ -71,3 +71,15 @@ def test_pattern_requires_a_repeated_name_to_repeat_its_text() -> None:
 
     assert pattern.fullmatch("x and x")
     assert not pattern.fullmatch("x and y")
+
+
+def test_json_filter_quotes_and_escapes_strings() -> None:
+    template = Template('{{"error": {message|json}}}')
+
+    assert template.fields == ("message",)
+    assert template.render({"message": 'can\'t \\ "x"'}) == '{"error": "can\'t \\\\ \\"x\\""}'
+
+
+def test_unknown_filters_are_refused() -> None:
+    with pytest.raises(TemplateSyntaxError):
+        Template("{message|upper}")

@@ -1,0 +1,58 @@
+"""get_skill: return a skill's SKILL.MD whole, from the skills folders and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from generated import get_skill as contract
+from handlers._skill_names import is_plain_skill_name
+from runtime.context import ToolContext
+from runtime.decoding import DecodeError
+from runtime.files import Directory, FileAccessError
+from runtime.reading import TextFile, read_text
+from runtime.skills import SKILL_FILES
+
+__all__ = ["handle"]
+
+MAX_BYTES: Final = 1024 * 1024
+"""1 MB, read as 1 MiB: a SKILL.MD of exactly 1,048,576 bytes is read."""
+
+
+def _open_skill(ctx: ToolContext, name: str) -> Directory:
+    for folder in ctx.skills:
+        try:
+            with Directory.open(folder) as skills:
+                return skills.open_dir(name)
+        except FileAccessError as exc:
+            if exc.reason == "outside_root":
+                raise contract.outside_skills_folder(skill_name=name) from None
+    raise contract.skill_not_found(skill_name=name)
+
+
+def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
+    for file_name in SKILL_FILES[::-1]:  # SKILL.MD as the seed names it, then SKILL.md
+        try:
+            return read_text(ctx, skill, file_name, max_bytes=MAX_BYTES, utf8_only=True)
+        except FileAccessError as exc:
+            if exc.reason == "not_found":
+                continue
+            if exc.reason == "permission_denied":
+                raise contract.permission_denied(skill_name=name) from None
+            if exc.reason == "too_large":
+                raise contract.too_large(skill_name=name) from None
+            if exc.reason in ("outside_root", "symlink"):
+                raise contract.outside_skills_folder(skill_name=name) from None
+            raise contract.not_a_file(skill_name=name) from None
+        except DecodeError:
+            raise contract.invalid_utf8(skill_name=name) from None
+    raise contract.skill_md_not_found(skill_name=name)
+
+
+def handle(args: contract.GetSkillInput, ctx: ToolContext) -> contract.GetSkillOutput:
+    """Read ``{skills_folder}/{skill_name}/SKILL.MD`` as UTF-8 text."""
+    name = args["skill_name"]
+    if not is_plain_skill_name(name):
+        raise contract.invalid_skill_name(skill_name=name)
+    with _open_skill(ctx, name) as skill:
+        text = _read(ctx, skill, name)
+    return {"skill_name": name, "documentation": text.decoded.text}

@@ -1,0 +1,153 @@
+"""SKILL.md frontmatter: a lenient parse, and a strict report of what breaks the spec.
+
+Tolerated: a UTF-8 BOM, CRLF line ends, ``---`` inside values (only a line that
+is exactly ``---`` closes the block), and unquoted values holding ``: `` (retried
+quoted, as the Agent Skills client guide advises). Every departure from the
+Agent Skills specification is reported as a problem, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Final
+
+import yaml
+
+__all__ = ["SkillDocument", "parse_skill", "spec_problems", "strip_frontmatter"]
+
+_FENCE = re.compile(r"^---[ \t]*$")
+_CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_XML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
+_UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
+_KNOWN_FIELDS: Final = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
+_RESERVED: Final = ("anthropic", "claude")
+
+try:
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment,unused-ignore]
+except AttributeError:  # PyYAML without libyaml
+    _Loader = yaml.SafeLoader
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDocument:
+    """A parsed SKILL.md: its frontmatter fields, its body and the problems found."""
+
+    fields: dict[str, Any]
+    body: str
+    problems: tuple[str, ...]
+
+    @property
+    def description(self) -> str:
+        """The description as one line, or empty."""
+        value = self.fields.get("description")
+        return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _split(text: str) -> tuple[list[str] | None, str]:
+    """(frontmatter lines or None, body) of a SKILL.md with BOM and CR already removed."""
+    lines = text.split("\n")
+    if not lines or not _FENCE.match(lines[0]):
+        return None, text
+    for i in range(1, len(lines)):
+        if _CLOSE.match(lines[i]):
+            return lines[1:i], "\n".join(lines[i + 1 :])
+    return None, text
+
+
+def _normalise(text: str) -> str:
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def strip_frontmatter(text: str) -> str:
+    """The body of a SKILL.md, without its frontmatter block (and leading blank lines)."""
+    head, body = _split(_normalise(text))
+    return body.lstrip("\n") if head is not None else _normalise(text)
+
+
+def _load(lines: list[str]) -> tuple[Any, str | None]:
+    try:
+        return yaml.load("\n".join(lines), Loader=_Loader), None
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0]
+    quoted = []
+    for line in lines:
+        match = _UNQUOTED_COLON.match(line)
+        if match:
+            value = match[2].replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{match[1]}: "{value}"'
+        quoted.append(line)
+    try:
+        return yaml.load("\n".join(quoted), Loader=_Loader), "an unquoted value holds ': '; quote it"
+    except yaml.YAMLError:
+        return None, f"the frontmatter is not valid YAML ({first})"
+
+
+def parse_skill(text: str, folder: str) -> SkillDocument:
+    """Parse a SKILL.md leniently and list every problem against the spec.
+
+    Args:
+        text: the whole SKILL.md.
+        folder: the skill's directory name, which the ``name`` field must equal.
+    """
+    problems: list[str] = []
+    if text.startswith("\ufeff"):
+        problems.append("the file starts with a byte-order mark")
+    normal = _normalise(text)
+    head, body = _split(normal)
+    fields: dict[str, Any] = {}
+    if head is None:
+        problems.append("no frontmatter: the file must start with a '---' block holding name and description")
+    else:
+        data, note = _load(head)
+        if note:
+            problems.append(note)
+        if isinstance(data, dict):
+            fields = {str(k): v for k, v in data.items()}
+        elif data is not None:
+            problems.append("the frontmatter is not a mapping of fields")
+    problems.extend(spec_problems(fields, folder))
+    return SkillDocument(fields, body.lstrip("\n"), tuple(problems))
+
+
+def spec_problems(fields: dict[str, Any], folder: str) -> list[str]:
+    """What breaks the Agent Skills rules for name, description and the other fields."""
+    problems: list[str] = []
+    name = fields.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append("'name' is missing")
+    else:
+        if unicodedata.normalize("NFKC", name) != name:
+            problems.append(f"'name' {name!r} changes under NFKC normalisation")
+        if len(name) > 64:
+            problems.append(f"'name' is {len(name)} characters; at most 64")
+        if not _NAME.match(name):
+            problems.append(f"'name' {name!r} must be lowercase letters, digits and single hyphens, not at either end")
+        if _XML_TAG.search(name):
+            problems.append("'name' contains an XML tag")
+        if any(word in name.lower() for word in _RESERVED):
+            problems.append(f"'name' {name!r} contains a reserved word (anthropic, claude)")
+        if name != folder:
+            problems.append(f"'name' {name!r} does not match the folder name {folder!r}")
+    description = fields.get("description")
+    if not isinstance(description, str) or not description.strip():
+        problems.append("'description' is missing")
+    else:
+        if len(description) > 1024:
+            problems.append(f"'description' is {len(description)} characters; at most 1024")
+        if _XML_TAG.search(description):
+            problems.append("'description' contains an XML tag")
+    compatibility = fields.get("compatibility")
+    if compatibility is not None and (not isinstance(compatibility, str) or len(compatibility) > 500):
+        problems.append("'compatibility' must be a string of at most 500 characters")
+    metadata = fields.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
+        problems.append("'metadata' must map strings to strings")
+    for key in fields:
+        if key not in _KNOWN_FIELDS:
+            problems.append(f"unknown field {key!r}")
+    return problems

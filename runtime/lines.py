@@ -1,0 +1,206 @@
+"""Line windows over an open file, reading no more than the window needs.
+
+A line ends at its terminator (``\\n``, or ``\\r`` in a file of classic-Mac line
+ends); a ``\\r`` before ``\\n`` is stripped; a final line without a terminator
+counts, and a trailing terminator does not add an empty line. The scanner reads
+the file in chunks with ``pread``: it *counts* terminators (at memory speed)
+until the window's first line, collects the window, and then either stops or,
+when the caller needs the total, keeps counting. Every line is cut at
+``max_line_bytes``, and the rest of a long line is skipped without being kept,
+so one 10 MiB line costs no more than its window.
+
+Each pass records, per chunk, the line number at the chunk's first byte. That
+index is cached by the file's identity (device, inode, size, mtime), so a later
+window of the same unchanged file starts reading near its first line, and a
+total counted once is known again for free.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Final
+
+__all__ = ["CHUNK", "LineIndex", "Window", "clear_index_cache", "read_window"]
+
+CHUNK: Final = 256 * 1024
+_CACHE_SIZE: Final = 128
+
+
+@dataclass(slots=True)
+class LineIndex:
+    """Per-chunk checkpoints of one file: ``positions[i]`` starts inside line ``lines[i]``."""
+
+    positions: list[int] = field(default_factory=lambda: [0])
+    lines: list[int] = field(default_factory=lambda: [1])
+    total: int | None = None
+
+    def seek(self, line: int) -> tuple[int, int]:
+        """The furthest known checkpoint from which ``line``'s start lies ahead: (offset, line there)."""
+        i = bisect.bisect_left(self.lines, line) - 1
+        i = max(i, 0)
+        return self.positions[i], self.lines[i]
+
+    def record(self, position: int, line: int) -> None:
+        """Remember a checkpoint past the last one (positions only grow)."""
+        if position > self.positions[-1]:
+            self.positions.append(position)
+            self.lines.append(line)
+
+
+_cache: OrderedDict[tuple[int, int, int, int], LineIndex] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _index_for(key: tuple[int, int, int, int] | None) -> LineIndex:
+    if key is None:
+        return LineIndex()
+    with _lock:
+        index = _cache.get(key)
+        if index is None:
+            index = _cache[key] = LineIndex()
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        else:
+            _cache.move_to_end(key)
+        return index
+
+
+def clear_index_cache() -> None:
+    """Forget every cached line index (tests and benchmarks use it)."""
+    with _lock:
+        _cache.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Lines ``start`` .. ``start + len(lines) - 1`` of a file, as raw bytes without terminators."""
+
+    start: int
+    lines: list[bytes]
+    cut: int
+    """How many of the lines were longer than ``max_line_bytes`` and were cut."""
+    total: int | None
+    """Lines in the file, when the pass counted them (or the index knew)."""
+    more: bool | None
+    """Whether lines follow the window; None when the scan stopped before it could tell."""
+    bytes_read: int
+
+
+def _nth_end(chunk: bytes, term: bytes, start: int, n: int) -> int:
+    """The offset just past the ``n``-th terminator at or after ``start`` (n >= 1, known to exist)."""
+    step = 4096
+    pos = start
+    while True:
+        count = chunk.count(term, pos, pos + step)
+        if count >= n:
+            break
+        n -= count
+        pos += step
+    for _ in range(n):
+        pos = chunk.index(term, pos) + 1
+    return pos
+
+
+def read_window(
+    fd: int,
+    *,
+    size: int,
+    start: int,
+    limit: int,
+    max_line_bytes: int,
+    count_total: bool,
+    terminator: bytes = b"\n",
+    identity: tuple[int, int, int, int] | None = None,
+) -> Window:
+    """Read lines ``start`` .. ``start + limit - 1`` (1-based) from ``fd``.
+
+    Without ``count_total`` the scan stops as soon as the window is full, or at
+    the first line it had to cut (whose end it would otherwise have to find):
+    then ``more`` is None when the scan cannot tell whether lines follow.
+
+    Args:
+        fd: an open regular file, read with ``pread`` (its offset is untouched).
+        size: the file's size from ``fstat``; reading stops there.
+        start: first line wanted, 1-based.
+        limit: most lines wanted (at least 1).
+        max_line_bytes: longest line kept; longer lines are cut and counted in ``cut``.
+        count_total: keep counting to the end so ``total`` is exact.
+        terminator: ``b"\\n"``, or ``b"\\r"`` for classic-Mac files.
+        identity: (device, inode, size, mtime_ns) to cache the line index under.
+    """
+    index = _index_for(identity)
+    if index.total is not None and start > index.total:
+        return Window(start, [], 0, index.total, False, 0)
+    pos, line = index.seek(start)  # ``line`` is always the line holding the byte at ``pos``
+    strip_cr = terminator == b"\n"
+    lines: list[bytes] = []
+    cut = 0
+    partial = b""  # the kept start of a window line that runs on into the next chunk
+    in_partial = False
+    skipping = False  # inside a cut window line, looking for its end
+    bytes_read = 0
+    ends_with_terminator = True
+    while pos < size:
+        chunk = os.pread(fd, min(CHUNK, size - pos), pos)
+        if not chunk:
+            break
+        index.record(pos, line)
+        n = len(chunk)
+        bytes_read += n
+        ends_with_terminator = chunk.endswith(terminator)
+        p = 0
+        if skipping:
+            q = chunk.find(terminator)
+            if q < 0:
+                pos += n
+                continue
+            skipping = False
+            line += 1
+            p = q + 1
+        elif line < start:
+            terms = chunk.count(terminator)
+            if line + terms < start:
+                line += terms
+                pos += n
+                continue
+            p = _nth_end(chunk, terminator, 0, start - line)
+            line = start
+        while len(lines) < limit and p < n:
+            q = chunk.find(terminator, p)
+            end = n if q < 0 else q
+            room = max_line_bytes - len(partial)
+            too_long = end - p > room
+            piece = partial + chunk[p : p + min(end - p, room)]
+            partial, in_partial = b"", False
+            if too_long:
+                lines.append(piece)
+                cut += 1
+                if not count_total:
+                    more = (q + 1 < n or pos + n < size) if q >= 0 else (None if pos + n < size else False)
+                    return Window(start, lines, cut, index.total, more, bytes_read)
+                if q < 0:
+                    skipping = True
+                    p = n
+                    break
+            elif q < 0:
+                partial, in_partial = piece, True
+                p = n
+                break
+            else:
+                lines.append(piece[:-1] if strip_cr and piece.endswith(b"\r") else piece)
+            line += 1
+            p = q + 1
+        if len(lines) >= limit and not skipping:
+            if not count_total:
+                return Window(start, lines, cut, index.total, p < n or pos + n < size, bytes_read)
+            line += chunk.count(terminator, p)
+        pos += n
+    if in_partial:  # the file ends inside a window line that has no terminator
+        lines.append(partial[:-1] if strip_cr and partial.endswith(b"\r") else partial)
+    total = 0 if size == 0 else (line - 1 if ends_with_terminator else line)
+    index.total = total
+    return Window(start, lines, cut, total, start + len(lines) - 1 < total, bytes_read)

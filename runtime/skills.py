@@ -1,0 +1,190 @@
+"""Skill discovery and the skills summary a host puts in its system prompt.
+
+Built-in skills ship in the package; workspace skills folders are scanned one
+level deep (``<folder>/<name>/SKILL.md``), in order, and a workspace skill
+overrides a built-in one of the same name, with a note saying so. The scan is
+bounded, skips hidden folders and ``node_modules``, and reads each SKILL.md
+through the file layer; spec problems are reported, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from runtime.decoding import DecodeError, decode
+from runtime.files import Directory, FileAccessError
+from runtime.frontmatter import parse_skill
+
+__all__ = ["SKILL_FILES", "Skill", "SkillCatalog", "Summary", "builtin_skills_dir"]
+
+SKILL_FILES: Final = ("SKILL.md", "SKILL.MD")
+"""The file names a skill's document may have, in order of preference."""
+MAX_SKILL_BYTES: Final = 1024 * 1024
+MAX_ENTRIES: Final = 2000
+_SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
+
+Source = Literal["builtin", "workspace"]
+
+
+def builtin_skills_dir() -> Path:
+    """Where the package's built-in skills live (``handlers/skills``)."""
+    import handlers
+
+    return Path(handlers.__file__).parent / "skills"
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """One discovered skill: its name (the folder's), description, origin and problems."""
+
+    name: str
+    description: str
+    source: Source
+    folder: str
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The skills section of a system prompt, and which skills the budget left out."""
+
+    text: str
+    included: tuple[str, ...]
+    omitted: tuple[str, ...]
+
+
+def _read_skill_file(skill_dir: Directory) -> tuple[str | None, str | None]:
+    """(text, problem) of the skill's SKILL.md."""
+    for name in SKILL_FILES:
+        try:
+            with skill_dir.open_file(name) as opened:
+                return decode(opened.read_all(MAX_SKILL_BYTES), utf8_only=True).text, None
+        except FileAccessError as exc:
+            if exc.reason == "not_found":
+                continue
+            return None, f"{name} cannot be read: {exc.detail}"
+        except DecodeError as exc:
+            return None, f"{name} cannot be read: {exc.detail}"
+    return None, None
+
+
+@dataclass(slots=True)
+class SkillCatalog:
+    """The skills a host offers, by name, with notes about the scan."""
+
+    skills: dict[str, Skill] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def discover(cls, folders: Iterable[str | Path], *, builtin: Path | None = None) -> SkillCatalog:
+        """Scan the built-in skills, then each workspace skills folder in order."""
+        catalog = cls()
+        if builtin is not None and builtin.is_dir():
+            catalog._scan(builtin, "builtin")
+        for folder in folders:
+            catalog._scan(Path(folder), "workspace")
+        catalog.skills = dict(sorted(catalog.skills.items()))
+        return catalog
+
+    def _scan(self, folder: Path, source: Source) -> None:
+        try:
+            root = Directory.open(folder)
+        except FileAccessError as exc:
+            self.notes.append(f"skills folder {folder} skipped: {exc.detail}")
+            return
+        with root:
+            try:
+                entries = sorted(os.listdir(root.fd))
+            except OSError as exc:
+                self.notes.append(f"skills folder {folder} cannot be listed: {exc.strerror}")
+                return
+            if len(entries) > MAX_ENTRIES:
+                self.notes.append(
+                    f"skills folder {folder}: only the first {MAX_ENTRIES} of {len(entries)} entries scanned"
+                )
+                entries = entries[:MAX_ENTRIES]
+            for name in entries:
+                if name.startswith(".") or name in _SKIPPED:
+                    continue
+                try:
+                    skill_dir = root.open_dir(name)
+                except FileAccessError as exc:
+                    if exc.reason != "not_directory":
+                        self.notes.append(f"{folder}/{name} skipped: {exc.detail}")
+                    continue
+                with skill_dir:
+                    text, problem = _read_skill_file(skill_dir)
+                if text is None:
+                    if problem is not None:
+                        self.notes.append(f"skill '{name}' skipped: {problem}")
+                    continue
+                self._add(name, text, source, str(folder))
+
+    def _add(self, name: str, text: str, source: Source, folder: str) -> None:
+        document = parse_skill(text, name)
+        previous = self.skills.get(name)
+        if previous is not None:
+            if previous.source == "builtin" and source == "workspace":
+                self.notes.append(f"skill '{name}' in {folder} overrides the built-in skill")
+            else:
+                self.notes.append(f"skill '{name}' in {folder} is shadowed by the one in {previous.folder}")
+                return
+        self.skills[name] = Skill(name, document.description, source, folder, document.problems)
+
+    def names(self) -> list[str]:
+        """Skill names, sorted."""
+        return list(self.skills)
+
+    def problems(self) -> list[str]:
+        """Every note about the scan and every spec problem, one line each."""
+        lines = list(self.notes)
+        for skill in self.skills.values():
+            lines.extend(f"skill '{skill.name}' ({skill.source}): {problem}" for problem in skill.problems)
+        return lines
+
+    def summary(self, budget: int = 8000, *, tool: str = "read_skill") -> Summary:
+        """The skills section of a system prompt, at most ``budget`` characters.
+
+        Names and descriptions are XML-escaped and folded onto one line each.
+        When the budget runs out, a last line names the skills left out (or
+        counts them, if even their names do not fit), so none is hidden silently.
+        """
+        head = (
+            "# Skills\n\n"
+            f"Call {tool}(skill_name='<name>') to load full workflow instructions "
+            "when the user's request matches a skill.\n\nAvailable skills:\n"
+        )
+        lines: list[str] = []
+        used = len(head)
+        included: list[str] = []
+        names = list(self.skills)
+        for i, name in enumerate(names):
+            skill = self.skills[name]
+            safe = html.escape(name, quote=True)
+            description = html.escape(skill.description or "(no description)", quote=False)
+            line = f"  - {safe}: {description} — call {tool}(skill_name='{safe}') to load instructions when relevant\n"
+            rest = names[i + 1 :]
+            reserve = len(_omitted_line(rest)) if rest else 0
+            if used + len(line) + reserve > budget:
+                break
+            lines.append(line)
+            used += len(line)
+            included.append(name)
+        omitted = names[len(included) :]
+        text = head + "".join(lines)
+        if omitted:
+            tail = _omitted_line(omitted)
+            if used + len(tail) > budget:
+                tail = f"  ({len(omitted)} more skills not shown)\n"
+            text += tail
+        return Summary(text, tuple(included), tuple(omitted))
+
+
+def _omitted_line(names: list[str]) -> str:
+    listed = ", ".join(html.escape(n, quote=True) for n in names)
+    return f"  ({len(names)} more skills not shown: {listed})\n"

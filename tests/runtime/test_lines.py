@@ -1,0 +1,161 @@
+"""The line-window scanner agrees with a plain split, for any content and chunking."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from runtime import lines as lines_module
+from runtime.lines import clear_index_cache, read_window
+
+
+def _reference(
+    data: bytes, start: int, limit: int, max_line_bytes: int, term: bytes, count_total: bool
+) -> tuple[list[bytes], int, int]:
+    parts = data.split(term) if data else []
+    if data.endswith(term):
+        parts = parts[:-1]
+    out: list[bytes] = []
+    cut = 0
+    for raw in parts[start - 1 : start - 1 + limit]:
+        if len(raw) > max_line_bytes:
+            out.append(raw[:max_line_bytes])
+            cut += 1
+            if not count_total:
+                break
+        else:
+            out.append(raw[:-1] if term == b"\n" and raw.endswith(b"\r") else raw)
+    return out, cut, len(parts)
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(lines_module, "CHUNK", 7)
+    yield
+    clear_index_cache()
+
+
+def _window(path: Path, **kw: object) -> lines_module.Window:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return read_window(fd, size=os.fstat(fd).st_size, **kw)  # type: ignore[arg-type]
+    finally:
+        os.close(fd)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r", b"\r\n", b"\xc3\xa9", b"xxxxxxxxxx"]), max_size=40).map(
+        b"".join
+    ),
+    start=st.integers(1, 12),
+    limit=st.integers(1, 6),
+    max_line_bytes=st.integers(1, 12),
+    count_total=st.booleans(),
+    term=st.sampled_from([b"\n", b"\r"]),
+)
+def test_window_matches_a_plain_split(
+    small_chunks: None,
+    tmp_path: Path,
+    data: bytes,
+    start: int,
+    limit: int,
+    max_line_bytes: int,
+    count_total: bool,
+    term: bytes,
+) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    expected, cut, total = _reference(data, start, limit, max_line_bytes, term, count_total)
+
+    window = _window(
+        path, start=start, limit=limit, max_line_bytes=max_line_bytes, count_total=count_total, terminator=term
+    )
+
+    assert window.lines == expected
+    assert window.cut == cut
+    if count_total:
+        assert window.total == total
+        assert window.more == (start + len(expected) - 1 < total)
+    elif window.more is not None:
+        assert window.more == (start + len(expected) - 1 < total)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.lists(st.sampled_from([b"line", b"\n", b"long line here", b"\r\n"]), max_size=60).map(b"".join),
+    starts=st.lists(st.integers(1, 20), min_size=1, max_size=5),
+)
+def test_cached_index_gives_the_same_windows(
+    small_chunks: None, tmp_path: Path, data: bytes, starts: list[int]
+) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    st_ = path.stat()
+    identity = (st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns)
+    clear_index_cache()
+
+    for start in starts:
+        cached = _window(path, start=start, limit=3, max_line_bytes=100, count_total=True, identity=identity)
+        plain = _window(path, start=start, limit=3, max_line_bytes=100, count_total=True)
+        assert (cached.lines, cached.total, cached.more) == (plain.lines, plain.total, plain.more)
+
+
+def test_a_window_stops_reading_once_full(tmp_path: Path) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 50 + b"\n" + b"y\n" * 1_000_000)
+
+    window = _window(path, start=1, limit=2, max_line_bytes=100, count_total=False)
+
+    assert window.lines == [b"x" * 50, b"y"]
+    assert window.more is True
+    assert window.bytes_read <= lines_module.CHUNK
+
+
+def test_a_huge_single_line_costs_only_its_window(tmp_path: Path) -> None:
+    path = tmp_path / "one-line"
+    path.write_bytes(b"z" * (10 * 1024 * 1024))
+
+    window = _window(path, start=1, limit=2000, max_line_bytes=2000, count_total=False)
+
+    assert window.lines == [b"z" * 2000]
+    assert window.cut == 1
+    assert window.bytes_read <= lines_module.CHUNK
+
+
+def test_the_total_is_counted_past_the_window(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"a\nb\nc\nd")
+
+    window = _window(path, start=2, limit=1, max_line_bytes=10, count_total=True)
+
+    assert (window.lines, window.total, window.more) == ([b"b"], 4, True)
+
+
+def test_an_empty_file_has_no_lines(tmp_path: Path) -> None:
+    path = tmp_path / "empty"
+    path.write_bytes(b"")
+
+    window = _window(path, start=1, limit=10, max_line_bytes=10, count_total=True)
+
+    assert (window.lines, window.total, window.more) == ([], 0, False)
+
+
+def test_a_repeat_of_a_known_file_skips_to_its_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"".join(b"line %d\n" % i for i in range(200_000)))
+    st_ = path.stat()
+    identity = (st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns)
+    clear_index_cache()
+
+    first = _window(path, start=150_000, limit=10, max_line_bytes=100, count_total=True, identity=identity)
+    again = _window(path, start=150_000, limit=10, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert first.lines == again.lines == [b"line %d" % i for i in range(149_999, 150_009)]
+    assert first.total == again.total == 200_000
+    assert again.bytes_read < first.bytes_read
