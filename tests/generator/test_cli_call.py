@@ -93,7 +93,8 @@ def test_an_unknown_tool_is_a_usage_error(runner: CliRunner) -> None:
     code, _, err = _call(runner, "no_such_tool")
 
     assert code == 2
-    assert "unknown tool 'no_such_tool'; available: read_file_in_skill" in err
+    assert "unknown tool 'no_such_tool'; available: " in err
+    assert "read_file_in_skill" in err
 
 
 def test_a_missing_root_folder_is_a_usage_error(runner: CliRunner, tmp_path: Path) -> None:
