@@ -124,14 +124,35 @@ def check_expectation(name: str, expect: Mapping[str, Any], result: ToolResult) 
     else:
         if "output" in expect and result.output != expect["output"]:
             problems.append(f"expected output {_show(expect['output'])}, got {_show(result.output)}")
+        for key in expect.get("output_has", ()):
+            if not isinstance(result.output, Mapping) or key not in result.output:
+                problems.append(f"expected output.{key} to be present")
         for key, value in expect.get("output_includes", {}).items():
             got = result.output.get(key, "<absent>") if isinstance(result.output, Mapping) else "<no object>"
             if got != value:
                 problems.append(f"expected output.{key} = {_show(value)}, got {_show(got)}")
     if "text" in expect and result.text != expect["text"]:
         problems.append(f"expected text {expect['text']!r}, got {result.text!r}")
+    for part in expect.get("text_contains", ()):
+        if part not in result.text:
+            problems.append(f"expected the text to contain {part!r}, got {result.text[:500]!r}")
     if problems:
         raise ExampleFailure(f"example {name!r}: " + "; ".join(problems))
+
+
+TEST_DIR = "${TEST_DIR}"
+"""Stands for the test folder's absolute path in an example's strings."""
+
+
+def substitute(value: Any, marker: str, replacement: str) -> Any:
+    """``value`` with ``marker`` replaced in every string it holds (keys included)."""
+    if isinstance(value, str):
+        return value.replace(marker, replacement)
+    if isinstance(value, list):
+        return [substitute(item, marker, replacement) for item in value]
+    if isinstance(value, Mapping):
+        return {substitute(k, marker, replacement): substitute(v, marker, replacement) for k, v in value.items()}
+    return value
 
 
 CONFORMANCE_SECRET = b"toolproof-conformance"
@@ -162,29 +183,36 @@ def run_example(module: str, name: str, base: Path) -> ToolResult:
         ExampleFailure: the result differs from the example, or a read left the roots.
     """
     tool = _bound(module)
-    example = _example(tool, name)
+    example = substitute(_example(tool, name), TEST_DIR, str(base.resolve()))
     lay_fixtures(base, example.get("given", {}).get("files", {}))
+    workspaces = [base / folder for folder in example.get("workspaces", ["workspace"])]
+    for folder in workspaces:
+        folder.mkdir(exist_ok=True)
     records: list[AuditRecord] = []
-    runtime = Runtime(
-        workspace=[base / "workspace"],
-        skills=[base / "skills"],
-        tools=[tool],
-        audit=records.append,
-        gate_secret=CONFORMANCE_SECRET,
-    )
+    given = example.get("given", {})
     session = example.get("session", "conformance")
-    arguments = dict(example["input"])
-    if "skill_token" in example:
-        arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
-    files = example.get("given", {}).get("files", {})
-    restricted = any(isinstance(spec, Mapping) and "mode" in spec for spec in files.values())
+    restricted = any(
+        isinstance(spec, Mapping) and "mode" in spec
+        for spec in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
+    )
 
-    def call() -> ToolResult:
-        return runtime.call(tool.spec.name, json.dumps(arguments), session=session)
+    def scenario() -> tuple[Runtime, ToolResult]:
+        runtime = Runtime(
+            workspace=workspaces,
+            skills=[base / "skills"],
+            tools=[tool],
+            audit=records.append,
+            gate_secret=CONFORMANCE_SECRET,
+        )
+        lay_fixtures(base, given.get("after_start", {}))
+        arguments = dict(example["input"])
+        if "skill_token" in example:
+            arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
+        return runtime, runtime.call(tool.spec.name, json.dumps(arguments), session=session)
 
-    result = as_unprivileged(call) if restricted else call()
+    runtime, result = as_unprivileged(scenario) if restricted else scenario()
     check_expectation(name, example["expect"], result)
-    roots = (*runtime.workspace, *runtime.skills)
+    roots = runtime.roots
     for record in records:
         if record.outcome == "ok" and not any(Path(record.path).is_relative_to(root) for root in roots):
             raise ExampleFailure(f"example {name!r}: read {record.path}, outside the allowed roots")

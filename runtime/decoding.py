@@ -15,7 +15,16 @@ from typing import Final, Literal
 
 from runtime.errors import ToolproofError
 
-__all__ = ["DecodeError", "Decoded", "Newline", "decode", "looks_binary", "newline_style"]
+__all__ = [
+    "DecodeError",
+    "Decoded",
+    "Newline",
+    "decode",
+    "detect",
+    "looks_binary",
+    "newline_style",
+    "utf16_without_bom",
+]
 
 Newline = Literal["lf", "crlf", "cr", "mixed", "none"]
 
@@ -63,7 +72,7 @@ def newline_style(text: str) -> Newline:
     return "crlf" if crlf else ("cr" if cr else "lf")
 
 
-def _utf16_without_bom(sample: bytes) -> str | None:
+def utf16_without_bom(sample: bytes) -> str | None:
     """UTF-16 text without a BOM shows NULs in every other byte of its ASCII."""
     if len(sample) < 4:
         return None
@@ -116,7 +125,7 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
             return Decoded(text, "utf-8", False, newline_style(text))
         failure = None
     sample = data[:SAMPLE_BYTES]
-    utf16 = _utf16_without_bom(sample)
+    utf16 = utf16_without_bom(sample)
     if utf16 is not None and not utf8_only:
         try:
             text = data.decode(utf16)
@@ -130,10 +139,10 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
         raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     if utf8_only:
         raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure.start})")
-    return _detect(data, sample)
+    return detect(data, sample)
 
 
-def _detect(data: bytes, sample: bytes) -> Decoded:
+def detect(data: bytes, sample: bytes) -> Decoded:
     from charset_normalizer import from_bytes
 
     matches = from_bytes(sample)

@@ -114,9 +114,11 @@ class Runtime:
         self.validate_output = validate_output
         self.audit = audit
         self.max_argument_bytes = max_argument_bytes
+        self.builtin = (builtin or builtin_dir()).resolve()
+        self.builtin_skills = (builtin_skills or builtin_skills_dir()).resolve()
         self.catalog: SkillCatalog | None = None
         if any(tool.spec.dynamic_enums for tool in bound):
-            self.catalog = SkillCatalog.discover(self.skills, builtin=builtin or builtin_skills_dir())
+            self.catalog = SkillCatalog.discover(self.skills, builtin=self.builtin_skills)
             bound = [self._fill_enums(tool) for tool in bound]
         self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in bound}
         self._secret = gate_secret
@@ -124,7 +126,7 @@ class Runtime:
         missing: list[str] = []
         for tool in bound:
             if tool.spec.skill_gate is not None:
-                gate = SkillGate(GateSpec.from_data(tool.spec.skill_gate), b"", builtin or builtin_dir())
+                gate = SkillGate(GateSpec.from_data(tool.spec.skill_gate), b"", self.builtin)
                 try:
                     gate.document()
                 except (OSError, UnicodeDecodeError) as exc:
@@ -153,6 +155,11 @@ class Runtime:
         if gate is not None and not gate.has_secret:
             gate.set_secret(self._secret if self._secret is not None else default_secret())
         return gate
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """Every folder a tool may read: workspace, skills, and the package's built-in documents."""
+        return (*self.workspace, *self.skills, self.builtin, self.builtin_skills)
 
     @property
     def specs(self) -> list[ToolSpec]:

@@ -5,13 +5,15 @@ Paths are relative to a test folder that holds ``skills/`` and ``workspace/``
 as a secret that must stay out of reach. A fixture is a string (UTF-8 text) or
 a mapping of one kind: ``text``, ``base64``, ``repeat`` + ``times`` (a large
 generated file), ``symlink`` (its target, written as is), ``fifo`` or ``dir``;
-``mode`` (octal string) sets permissions.
+``mode`` (octal string) sets permissions; ``delete`` removes what is there
+(for changes made after the host started).
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -29,8 +31,17 @@ def _target(base: Path, rel: str) -> Path:
     return base.joinpath(*parts)
 
 
+def _delete(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def lay_fixtures(base: Path, files: Mapping[str, Any]) -> None:
     """Create the root folders and every fixture under ``base``, in declared order.
+
+    An existing path is replaced; ``{delete: true}`` removes it.
 
     Raises:
         ValueError: a fixture path leaves ``base`` or a fixture has no known kind.
@@ -40,6 +51,10 @@ def lay_fixtures(base: Path, files: Mapping[str, Any]) -> None:
     modes: list[tuple[Path, int]] = []
     for rel, spec in files.items():
         path = _target(base, rel)
+        if path.exists() or path.is_symlink():
+            _delete(path)
+        if isinstance(spec, Mapping) and spec.get("delete"):
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(spec, str):
             path.write_bytes(spec.encode("utf-8"))

@@ -81,8 +81,8 @@ class Window:
 
     start: int
     lines: list[bytes]
-    cut: int
-    """How many of the lines were longer than ``max_line_bytes`` and were cut."""
+    cut: list[int]
+    """Indexes (into ``lines``) of the lines that were longer than ``max_line_bytes`` and were cut."""
     total: int | None
     """Lines in the file, when the pass counted them (or the index knew)."""
     more: bool | None
@@ -127,18 +127,18 @@ def read_window(
         size: the file's size from ``fstat``; reading stops there.
         start: first line wanted, 1-based.
         limit: most lines wanted (at least 1).
-        max_line_bytes: longest line kept; longer lines are cut and counted in ``cut``.
+        max_line_bytes: longest line kept; longer lines are cut and listed in ``cut``.
         count_total: keep counting to the end so ``total`` is exact.
         terminator: ``b"\\n"``, or ``b"\\r"`` for classic-Mac files.
         identity: (device, inode, size, mtime_ns) to cache the line index under.
     """
     index = _index_for(identity)
     if index.total is not None and start > index.total:
-        return Window(start, [], 0, index.total, False, 0)
+        return Window(start, [], [], index.total, False, 0)
     pos, line = index.seek(start)  # ``line`` is always the line holding the byte at ``pos``
     strip_cr = terminator == b"\n"
     lines: list[bytes] = []
-    cut = 0
+    cut: list[int] = []
     partial = b""  # the kept start of a window line that runs on into the next chunk
     in_partial = False
     skipping = False  # inside a cut window line, looking for its end
@@ -177,8 +177,8 @@ def read_window(
             piece = partial + chunk[p : p + min(end - p, room)]
             partial, in_partial = b"", False
             if too_long:
+                cut.append(len(lines))
                 lines.append(piece)
-                cut += 1
                 if not count_total:
                     more = (q + 1 < n or pos + n < size) if q >= 0 else (None if pos + n < size else False)
                     return Window(start, lines, cut, index.total, more, bytes_read)

@@ -1,15 +1,27 @@
-"""Read a text file beneath a root, with an audit record written before the content is returned."""
+"""Read text beneath a root, whole or as a line window, auditing before any content is returned."""
 
 from __future__ import annotations
 
+import codecs
+import os
+import re
 import time
 from dataclasses import dataclass
 
 from runtime.context import AuditRecord, ToolContext
-from runtime.decoding import Decoded, DecodeError, decode
+from runtime.decoding import (
+    Decoded,
+    DecodeError,
+    Newline,
+    decode,
+    looks_binary,
+    newline_style,
+    utf16_without_bom,
+)
 from runtime.files import Directory, FileAccessError, SymlinkPolicy
+from runtime.lines import read_window
 
-__all__ = ["TextFile", "read_text"]
+__all__ = ["LineWindow", "TextFile", "read_lines", "read_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +71,177 @@ def read_text(
 def _audit(ctx: ToolContext, path: str, outcome: str, size: int, start: float) -> None:
     elapsed = (time.perf_counter() - start) * 1000
     ctx.audit(AuditRecord(ctx.tool, ctx.session, path, outcome, size, elapsed))
+
+
+@dataclass(frozen=True, slots=True)
+class LineWindow:
+    """A window of decoded lines of a file, with what a line-oriented tool reports about it."""
+
+    relpath: str
+    path: str
+    size: int
+    mtime: float
+    start: int
+    lines: list[str]
+    total: int
+    more: bool
+    cut: frozenset[int]
+    """Indexes (into ``lines``) of the lines that were longer than the limit and were cut."""
+    encoding: str
+    bom: bool
+    newline: Newline
+
+
+_HEAD = 64 * 1024
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _trim_partial_utf8(data: bytes) -> bytes:
+    """Drop an incomplete UTF-8 sequence a byte cut left at the end."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:  # a lead byte: is its sequence complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= need else data[:-back]
+    return data
+
+
+def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
+    """(codec for the line scanner, BOM) from the first bytes.
+
+    The codec is ``utf-8`` (scanned in place) or None: decode the whole file
+    (UTF-16/32, or a legacy encoding found by detection).
+    """
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8", True
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-32 LE starts like UTF-16 LE
+        if utf8_only:
+            raise DecodeError("not_utf8", "the file is UTF-16 or UTF-32, not UTF-8")
+        return None, True
+    if head.startswith(codecs.BOM_UTF32_BE):
+        if utf8_only:
+            raise DecodeError("not_utf8", "the file is UTF-32, not UTF-8")
+        return None, True
+    sample = head[:8192]
+    if b"\x00" in sample:
+        if not utf8_only and utf16_without_bom(sample) is not None:
+            return None, False
+        raise DecodeError("binary", "the file is binary, not text")
+    try:
+        _trim_partial_utf8(head).decode("utf-8")
+        return "utf-8", False
+    except UnicodeDecodeError as exc:
+        if utf8_only:
+            raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {exc.start})") from None
+    if looks_binary(sample):
+        raise DecodeError("binary", "the file is binary, not text")
+    return None, False
+
+
+def _window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines[start - 1 : start - 1 + limit], len(lines)
+
+
+def read_lines(
+    ctx: ToolContext,
+    root: Directory,
+    user_path: str,
+    *,
+    start: int,
+    limit: int,
+    max_bytes: int,
+    max_line_chars: int | None = None,
+    utf8_only: bool = False,
+    symlinks: SymlinkPolicy = "within_root",
+    absolute: bool = False,
+) -> LineWindow:
+    """Read lines ``start`` .. ``start + limit - 1`` of a text file beneath ``root``, and count them all.
+
+    UTF-8 (and ASCII-compatible legacy encodings found on the first 64 KiB) is
+    scanned in place: only the window is decoded. UTF-16 and UTF-32 files are
+    decoded whole (within ``max_bytes``). An audit record is written before
+    anything is returned.
+
+    Raises:
+        FileAccessError: the path is refused, cannot be read, or is over ``max_bytes``.
+        DecodeError: binary content, or not UTF-8 when ``utf8_only``.
+    """
+    started = time.perf_counter()
+    resolved = f"{root.real}/{user_path}"
+    read = 0
+    try:
+        with root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened:
+            resolved = opened.path
+            st = opened.stat
+            if st.st_size > max_bytes:
+                raise FileAccessError(
+                    "too_large", user_path, f"the file is {st.st_size} bytes; the limit is {max_bytes}"
+                )
+            head = os.pread(opened.fd, _HEAD, 0)
+            codec, bom = _head_encoding(head, utf8_only)
+            if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
+                decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
+                codec, bom = decoded.encoding, decoded.bom
+                read = st.st_size
+                chosen, total = _window_from_text(decoded.text, start, limit)
+                window_lines, more, cut = chosen, start + len(chosen) - 1 < total, frozenset[int]()
+                newline = decoded.newline
+            else:
+                terminator = b"\r" if b"\n" not in head and b"\r" in head else b"\n"
+                per_line = max_line_chars * 4 if max_line_chars is not None else max_bytes + 1
+                window = read_window(
+                    opened.fd,
+                    size=st.st_size,
+                    start=start,
+                    limit=limit,
+                    max_line_bytes=per_line,
+                    count_total=True,
+                    terminator=terminator,
+                    identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+                )
+                read = window.bytes_read
+                raw = window.lines
+                if bom and start == 1 and raw:
+                    raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
+                window_lines = []
+                for line in raw:
+                    try:
+                        text = (_trim_partial_utf8(line) if len(line) >= per_line else line).decode(codec)
+                    except UnicodeDecodeError as exc:
+                        if utf8_only:
+                            raise DecodeError("not_utf8", "the file is not valid UTF-8") from exc
+                        text = line.decode(codec, errors="replace")
+                    if "\x00" in text:
+                        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
+                    window_lines.append(text)
+                total = window.total if window.total is not None else start + len(window_lines) - 1
+                more = bool(window.more)
+                cut = frozenset(window.cut)
+                newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
+            if max_line_chars is not None:
+                cut = cut | {i for i, line in enumerate(window_lines) if len(line) > max_line_chars}
+                window_lines = [line[:max_line_chars] for line in window_lines]
+            result = LineWindow(
+                opened.relpath,
+                opened.path,
+                st.st_size,
+                st.st_mtime,
+                start,
+                window_lines,
+                total,
+                more,
+                cut,
+                codec.replace("_", "-"),
+                bom,
+                newline,
+            )
+    except (FileAccessError, DecodeError) as exc:
+        _audit(ctx, resolved, exc.reason, read, started)
+        raise
+    _audit(ctx, resolved, "ok", read, started)
+    return result

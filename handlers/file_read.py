@@ -1,0 +1,152 @@
+"""file-read (AIntern ReadFileTool): read a workspace file, whole or a line range, with numbered lines."""
+
+from __future__ import annotations
+
+import datetime
+import posixpath
+from typing import Final
+
+from generated import file_read as contract
+from runtime.context import ToolContext
+from runtime.decoding import DecodeError
+from runtime.files import Directory, FileAccessError
+from runtime.reading import LineWindow, read_lines
+
+__all__ = ["format_file_size", "handle"]
+
+DEFAULT_MAX_LINES: Final = 1000
+MAX_FILE_SIZE_BYTES: Final = 10 * 1024 * 1024
+_SUSPICIOUS: Final = ("..", "~", "\x00", "|", ">", "<", "$(")
+
+
+def format_file_size(size: int) -> str:
+    """Human-readable size, as the design's ``ToolPathHelper.FormatFileSize``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    if size < 1024 * 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MB"
+    return f"{size / (1024 * 1024 * 1024):.2f} GB"
+
+
+def _validate(args: contract.FileReadInput) -> None:
+    if not args["path"].strip():
+        raise contract.required(parameter="path")
+    problems = []
+    start, end, most = args.get("start_line"), args.get("end_line"), args.get("max_lines")
+    if start is not None and start < 1:
+        problems.append("Start line must be at least 1")
+    if end is not None:
+        if end < 1:
+            problems.append("End line must be at least 1")
+        if start is not None and end < start:
+            problems.append("End line must be >= start line")
+    if most is not None and most < 1:
+        problems.append("Max lines must be at least 1")
+    if problems:
+        raise contract.invalid_range(reason="; ".join(problems))
+
+
+def _relative(path: str, workspace: str) -> tuple[str, bool]:
+    """(path to open, whether it is absolute): the design makes foreign absolute paths relative."""
+    normal = path.replace("\\", "/")
+    if normal.startswith("/"):
+        if normal == workspace or normal.startswith(workspace.rstrip("/") + "/"):
+            return normal, True
+        normal = normal.lstrip("/")
+    lexical = posixpath.normpath(normal)
+    if lexical == ".." or lexical.startswith("../"):
+        raise contract.outside_workspace()
+    if any(pattern in lexical for pattern in _SUSPICIOUS):
+        raise contract.invalid_path()
+    return normal, False
+
+
+def _summary(args: contract.FileReadInput) -> str:
+    path = args["path"]
+    short = "..." + path[-37:] if len(path) > 40 else path
+    start, end = args.get("start_line"), args.get("end_line")
+    if start is not None:
+        return f"Read '{short}' lines {start}-{end}" if end is not None else f"Read '{short}' from line {start}"
+    return f"Read file '{short}'"
+
+
+def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int) -> LineWindow:
+    path = args["path"]
+    if "\x00" in path:
+        raise contract.invalid_path()
+    if not ctx.workspace:
+        raise contract.no_workspace()
+    try:
+        with Directory.open(ctx.workspace[0]) as workspace:
+            target, absolute = _relative(path, workspace.real)
+            return read_lines(
+                ctx, workspace, target, start=start, limit=limit, max_bytes=MAX_FILE_SIZE_BYTES, absolute=absolute
+            )
+    except FileAccessError as exc:
+        if exc.reason == "not_found":
+            raise contract.file_not_found(path=path) from None
+        if exc.reason in ("outside_root", "symlink"):
+            raise contract.outside_workspace() from None
+        if exc.reason == "invalid_path":
+            raise contract.invalid_path() from None
+        if exc.reason == "permission_denied":
+            raise contract.access_denied(path=path) from None
+        if exc.reason == "too_large":
+            size = int(exc.detail.split()[3]) if exc.detail.startswith("the file is ") else MAX_FILE_SIZE_BYTES + 1
+            raise contract.file_too_large(
+                size=format_file_size(size), max_size=format_file_size(MAX_FILE_SIZE_BYTES)
+            ) from None
+        if exc.reason == "not_regular":
+            kind = exc.detail.removeprefix("the path is ").split(",")[0]
+            raise contract.not_a_file(path=path, kind=kind) from None
+        raise contract.read_failed(reason=exc.detail) from None
+    except DecodeError as exc:
+        raise contract.read_failed(reason=exc.detail) from None
+
+
+def handle(args: contract.FileReadInput, ctx: ToolContext) -> contract.FileReadOutput:
+    """Read ``path`` from the workspace, filtered to a line range and capped at ``max_lines``."""
+    _validate(args)
+    start = args.get("start_line", 1)
+    end_line = args.get("end_line")
+    max_lines = args.get("max_lines", DEFAULT_MAX_LINES)
+    wanted = max_lines if end_line is None else min(end_line - start + 1, max_lines)
+    window = _read(ctx, args, start, wanted)
+    total = window.total
+    end = min(total, end_line if end_line is not None else total)
+    lines = window.lines
+    truncated = end - start + 1 > max_lines
+    if truncated:
+        end = start + max_lines - 1
+    if not lines:
+        end = start
+    if args.get("include_line_numbers", True) and lines:
+        width = len(str(start + len(lines) - 1))
+        content = "\n".join(f"{number:>{width}} | {line}" for number, line in enumerate(lines, start))
+    else:
+        content = "\n".join(lines)
+    path = args["path"]
+    message = (
+        f"Read lines {start}-{end} of {total} (truncated to {max_lines} lines)"
+        if truncated
+        else f"Read {len(lines)} lines from {path}"
+    )
+    modified = datetime.datetime.fromtimestamp(window.mtime, tz=datetime.UTC)
+    return {
+        "path": path,
+        "content": content,
+        "message": message,
+        "summary": _summary(args),
+        "total_lines": total,
+        "start_line": start,
+        "end_line": end,
+        "lines_returned": len(lines),
+        "was_truncated": truncated,
+        "remaining_lines": max(total - end, 0),
+        "percentage_read": round(len(lines) / total * 100, 2) if total > 0 else 100,
+        "encoding": window.encoding,
+        "file_size": window.size,
+        "last_modified": modified.isoformat(timespec="seconds").replace("+00:00", "Z"),
+    }

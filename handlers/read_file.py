@@ -1,0 +1,139 @@
+"""read_file (the gateway tool): numbered line windows from the allowed directories, UTF-8 text only.
+
+The skill gate (tokens, the SKILL.md read) is the runtime's: when this call
+reads ``builtin://read_file/SKILL.md``, ``ctx.document`` holds its text and the
+runtime adds the ``skillToken`` to the output.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Final
+
+from generated import read_file as contract
+from runtime.context import ToolContext
+from runtime.decoding import DecodeError
+from runtime.files import Directory, FileAccessError, split_user_path
+from runtime.gate import BUILTIN_SCHEME
+from runtime.reading import LineWindow, read_lines
+
+__all__ = ["handle"]
+
+MAX_FILE_BYTES: Final = 10 * 1024 * 1024
+MAX_LINES: Final = 2000
+MAX_LINE_CHARS: Final = 2000
+CUT_MARK: Final = " [line truncated]"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _below(parts: list[str], root: Path) -> list[str] | None:
+    root_parts = [p for p in str(root).split("/") if p]
+    return parts[len(root_parts) :] if parts[: len(root_parts)] == root_parts else None
+
+
+def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, str, bool]:
+    """(allowed root, path to open beneath it, whether that path is absolute)."""
+    roots = ctx.workspace
+    if not roots:
+        raise contract.no_allowed_directories()
+    try:
+        is_abs, _ = split_user_path(path)
+    except FileAccessError:
+        raise contract.outside_allowed(path=path) from None
+    if is_abs:
+        _, parts = split_user_path(path)
+        for root in sorted(roots, key=lambda r: len(str(r)), reverse=True):
+            if _below(parts, root) is not None:
+                return root, path, True
+        raise contract.outside_allowed(path=path)
+    if cwd is None:
+        if len(roots) > 1:
+            raise contract.cwd_required()
+        return roots[0], path, False
+    try:
+        cwd_abs, cwd_parts = split_user_path(cwd)
+    except FileAccessError:
+        raise contract.cwd_not_allowed(cwd=cwd) from None
+    if not cwd_abs:
+        if len(roots) > 1:
+            raise contract.cwd_not_allowed(cwd=cwd)
+        return roots[0], "/".join([*cwd_parts, path]), False
+    for root in sorted(roots, key=lambda r: len(str(r)), reverse=True):
+        below = _below(cwd_parts, root)
+        if below is not None:
+            return root, "/".join([*below, path.replace("\\", "/")]) if below else path, False
+    raise contract.cwd_not_allowed(cwd=cwd)
+
+
+def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int) -> LineWindow:
+    root, target, absolute = _locate(ctx, path, cwd)
+    try:
+        with Directory.open(root) as directory:
+            return read_lines(
+                ctx,
+                directory,
+                target,
+                start=offset,
+                limit=limit,
+                max_bytes=MAX_FILE_BYTES,
+                max_line_chars=MAX_LINE_CHARS,
+                utf8_only=True,
+                absolute=absolute,
+            )
+    except FileAccessError as exc:
+        if exc.reason in ("outside_root", "symlink", "invalid_path"):
+            raise contract.outside_allowed(path=path) from None
+        if exc.reason == "not_found":
+            raise contract.not_found(path=path) from None
+        if exc.reason == "not_regular":
+            if "directory" in exc.detail:
+                raise contract.is_directory(path=path) from None
+            raise contract.not_regular(path=path) from None
+        if exc.reason == "too_large":
+            raise contract.too_large(path=path) from None
+        if exc.reason == "permission_denied":
+            raise contract.permission_denied(path=path) from None
+        raise contract.read_failed(path=path, reason=exc.detail) from None
+    except DecodeError as exc:
+        if exc.reason == "binary":
+            raise contract.binary(path=path) from None
+        raise contract.not_utf8(path=path) from None
+
+
+def _document_window(text: str, offset: int, limit: int) -> tuple[list[str], int]:
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines[offset - 1 : offset - 1 + limit], len(lines)
+
+
+def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileOutput:
+    """Read ``limit`` lines of ``path`` from ``offset``, as ``N<TAB>line``."""
+    path = args["path"]
+    offset = args.get("offset", 1)
+    limit = args.get("limit", MAX_LINES)
+    if path.startswith(BUILTIN_SCHEME):
+        if ctx.document is None:  # only the gated SKILL.md is served
+            raise contract.outside_allowed(path=path)
+        lines, total = _document_window(ctx.document, offset, limit)
+        resolved, cut = path, frozenset[int]()
+    else:
+        window = _read(ctx, path, args.get("cwd"), offset, limit)
+        lines, total, resolved, cut = window.lines, window.total, window.path, window.cut
+    if offset > max(total, 1):
+        raise contract.offset_out_of_range(offset=offset, path=path, total_lines=total)
+    content = "\n".join(
+        f"{number}\t{line}{CUT_MARK if i in cut else ''}"
+        for i, (number, line) in enumerate(zip(range(offset, offset + len(lines)), lines, strict=True))
+    )
+    return {
+        "path": resolved,
+        "startLine": offset,
+        "endLine": offset + len(lines) - 1,
+        "numLines": len(lines),
+        "totalLines": total,
+        "truncated": offset + len(lines) - 1 < total,
+        "lineTruncated": bool(cut),
+        "content": content,
+    }

@@ -1,0 +1,41 @@
+"""read_skill: load a discovered skill's instructions, frontmatter stripped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generated import read_skill as contract
+from runtime.context import ToolContext
+from runtime.decoding import DecodeError
+from runtime.files import Directory, FileAccessError
+from runtime.frontmatter import strip_frontmatter
+from runtime.reading import read_text
+from runtime.skills import MAX_SKILL_BYTES, SKILL_FILES
+
+__all__ = ["handle"]
+
+
+def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkillOutput:
+    """Return the body of the SKILL.md of ``skill_name`` (an enum of the catalog's names)."""
+    name = args["skill_name"]
+    skill = ctx.catalog.skills.get(name) if ctx.catalog is not None else None
+    if skill is None:
+        raise contract.skill_not_found(skill_name=name)
+    try:
+        with Directory.open(Path(skill.folder)) as folder, folder.open_dir(name) as skill_dir:
+            for file_name in SKILL_FILES:
+                try:
+                    text = read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)
+                    break
+                except FileAccessError as exc:
+                    if exc.reason != "not_found":
+                        raise
+            else:
+                raise contract.skill_not_found(skill_name=name)
+    except FileAccessError as exc:
+        if exc.reason == "not_found":
+            raise contract.skill_not_found(skill_name=name) from None
+        raise contract.skill_unreadable(skill_name=name, reason=exc.detail) from None
+    except DecodeError as exc:
+        raise contract.skill_unreadable(skill_name=name, reason=exc.detail) from None
+    return {"skill_name": name, "content": strip_frontmatter(text.decoded.text), "source": skill.source}
