@@ -1,4 +1,4 @@
-"""The ``toolproof`` command: gen, lint, call.
+"""The ``toolproof`` command: gen, lint, call, skills, toolsets.
 
 Heavy modules (Jinja, YAML, the runtime) are imported inside the commands that
 need them, so ``toolproof call`` starts without the generator's weight.
@@ -87,6 +87,7 @@ def lint(project: Path) -> None:
 )
 @click.option("--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A folder of skills.")
 @click.option("--session", default=None, help="The caller's session, for tools with per-session state.")
+@click.option("--toolset", default=None, help="Serve only the tools of this tool set.")
 @click.option("--no-output-validation", is_flag=True, help="Do not check the output against the contract.")
 @click.option("-v", "--verbose", is_flag=True, help="Print the [Tool Call] / [Tool Result] lines on stderr.")
 def call(
@@ -95,6 +96,7 @@ def call(
     workspace: tuple[str, ...],
     skills: tuple[str, ...],
     session: str | None,
+    toolset: str | None,
     no_output_validation: bool,
     verbose: bool,
 ) -> None:
@@ -106,21 +108,53 @@ def call(
     from runtime.transparency import call_line, result_line
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if verbose:  # the audit records join the transparency lines
+        logging.getLogger("toolproof.audit").setLevel(logging.INFO)
     try:
-        runtime = Runtime(workspace=workspace, skills=skills, validate_output=not no_output_validation)
+        runtime = Runtime(workspace=workspace, skills=skills, toolset=toolset, validate_output=not no_output_validation)
     except RegistryError as exc:
         for problem in exc.problems:
             click.echo(problem, err=True)
         sys.exit(1)
     if tool not in {spec.name for spec in runtime.specs}:
-        names = ", ".join(spec.name for spec in runtime.specs)
-        raise click.UsageError(f"unknown tool '{tool}'; available: {names}")
+        names = ", ".join(spec.name for spec in runtime.specs) or "none"
+        where = f" in tool set '{toolset}'" if toolset else ""
+        raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names}")
     if verbose:
         click.echo(call_line(tool, arguments), err=True)
     result = runtime.call(tool, arguments, session=session)
     if verbose:
         click.echo(result_line(result), err=True)
     click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+
+
+@cli.command()
+@click.option(
+    "--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A workspace skills folder."
+)
+@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100), help="Most characters.")
+def skills(skills: tuple[str, ...], budget: int) -> None:
+    """Print the skills section for a system prompt; problems go to stderr."""
+    from runtime.skills import SkillCatalog, builtin_skills_dir
+
+    catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir())
+    summary = catalog.summary(budget)
+    click.echo(summary.text, nl=False)
+    for line in catalog.problems():
+        click.echo(f"warning: {line}", err=True)
+    if summary.omitted:
+        click.echo(
+            f"warning: {len(summary.omitted)} skill(s) left out by the budget: {', '.join(summary.omitted)}", err=True
+        )
+
+
+@cli.command()
+def toolsets() -> None:
+    """List the tool sets and their tools."""
+    import generated
+
+    for name, tools in generated.TOOLSETS.items():
+        click.echo(f"{name}: {', '.join(tools)}")
 
 
 def main() -> None:

@@ -52,6 +52,7 @@ Reason = Literal[
 
 MAX_PATH_CHARS: Final = 4096
 MAX_SYMLINK_HOPS: Final = 40
+_MAX_RETRIES: Final = 8
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -263,6 +264,7 @@ class Directory:
         names: list[str] = []
         pending = deque(parts)
         hops = 0
+        retries = 0
         try:
             while pending:
                 name = pending.popleft()
@@ -279,6 +281,11 @@ class Directory:
                 except OSError as exc:
                     link = self._symlink_target(exc, name, here, user_path, symlinks)
                     if link is None:
+                        if exc.errno == errno.ELOOP and retries < _MAX_RETRIES:
+                            # It was a link when opened and is none now: swapped under us; look again.
+                            retries += 1
+                            pending.appendleft(name)
+                            continue
                         raise self._open_error(exc, user_path, last, want_dir) from None
                     hops += 1
                     if hops > MAX_SYMLINK_HOPS:

@@ -69,7 +69,7 @@ def strip_frontmatter(text: str) -> str:
 
 def _load(lines: list[str]) -> tuple[Any, str | None]:
     try:
-        return yaml.load("\n".join(lines), Loader=_Loader), None
+        return yaml.load("\n".join(lines) + "\n", Loader=_Loader), None
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0]
     quoted = []
@@ -80,7 +80,7 @@ def _load(lines: list[str]) -> tuple[Any, str | None]:
             line = f'{match[1]}: "{value}"'
         quoted.append(line)
     try:
-        return yaml.load("\n".join(quoted), Loader=_Loader), "an unquoted value holds ': '; quote it"
+        return yaml.load("\n".join(quoted) + "\n", Loader=_Loader), "an unquoted value holds ': '; quote it"
     except yaml.YAMLError:
         return None, f"the frontmatter is not valid YAML ({first})"
 
