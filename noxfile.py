@@ -60,3 +60,4 @@ def golden(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Print the benchmark figures (never part of the tests)."""
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
+    session.run("python", "benchmarks/files.py", *session.posargs)

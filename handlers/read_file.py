@@ -123,10 +123,9 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
         lines, total, resolved, cut = window.lines, window.total, window.path, window.cut
     if offset > max(total, 1):
         raise contract.offset_out_of_range(offset=offset, path=path, total_lines=total)
-    content = "\n".join(
-        f"{number}\t{line}{CUT_MARK if i in cut else ''}"
-        for i, (number, line) in enumerate(zip(range(offset, offset + len(lines)), lines, strict=True))
-    )
+    if cut:
+        lines = [line + CUT_MARK if i in cut else line for i, line in enumerate(lines)]
+    content = "\n".join(map("{}\t{}".format, range(offset, offset + len(lines)), lines))
     return {
         "path": resolved,
         "startLine": offset,

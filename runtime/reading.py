@@ -140,6 +140,27 @@ def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
     return None, False
 
 
+def _decode_lines(raw: list[bytes], cut: list[int], terminator: bytes, utf8_only: bool) -> list[str]:
+    """Decode a window's UTF-8 lines in one pass (per line only when that fails)."""
+    if cut:
+        raw = list(raw)
+        for i in cut:
+            raw[i] = _trim_partial_utf8(raw[i])
+    joined = terminator.join(raw)
+    try:
+        text = joined.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if utf8_only:
+            raise DecodeError("not_utf8", "the file is not valid UTF-8") from exc
+        lines = [line.decode("utf-8", errors="replace") for line in raw]
+        text = "".join(lines)
+    else:
+        lines = text.split(terminator.decode("ascii")) if raw else []
+    if "\x00" in text:
+        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
+    return lines
+
+
 def _window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
     lines = _LINE_BREAK.split(text)
     if lines and lines[-1] == "":
@@ -208,22 +229,12 @@ def read_lines(
                 raw = window.lines
                 if bom and start == 1 and raw:
                     raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
-                window_lines = []
-                for line in raw:
-                    try:
-                        text = (_trim_partial_utf8(line) if len(line) >= per_line else line).decode(codec)
-                    except UnicodeDecodeError as exc:
-                        if utf8_only:
-                            raise DecodeError("not_utf8", "the file is not valid UTF-8") from exc
-                        text = line.decode(codec, errors="replace")
-                    if "\x00" in text:
-                        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
-                    window_lines.append(text)
+                window_lines = _decode_lines(raw, window.cut, terminator, utf8_only)
                 total = window.total if window.total is not None else start + len(window_lines) - 1
                 more = bool(window.more)
                 cut = frozenset(window.cut)
                 newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
-            if max_line_chars is not None:
+            if max_line_chars is not None and window_lines and max(map(len, window_lines)) > max_line_chars:
                 cut = cut | {i for i, line in enumerate(window_lines) if len(line) > max_line_chars}
                 window_lines = [line[:max_line_chars] for line in window_lines]
             result = LineWindow(

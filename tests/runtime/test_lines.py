@@ -36,6 +36,7 @@ def _reference(
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(lines_module, "CHUNK", 7)
+    monkeypatch.setattr(lines_module, "FIRST_CHUNK", 2)
     yield
     clear_index_cache()
 
