@@ -129,3 +129,90 @@ def test_the_console_script_never_prints_a_traceback(skills: Path) -> None:
         )
         assert "Traceback" not in done.stdout + done.stderr, argv
         assert done.returncode in (0, 1, 2), argv
+
+
+def test_a_gated_tool_works_across_calls_of_one_session(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLPROOF_GATE_SECRET", "cli-test")
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    base = ["call", "read_file", "--workspace", str(tmp_path), "--session", "s1"]
+
+    doc = json.loads(runner.invoke(cli, [*base, "--args", '{"path": "builtin://read_file/SKILL.md"}']).stdout)
+    token = doc["output"]["skillToken"]
+    read = json.loads(runner.invoke(cli, [*base, "--args", json.dumps({"path": "a.txt", "skillToken": token})]).stdout)
+    other = runner.invoke(
+        cli,
+        [
+            "call",
+            "read_file",
+            "--workspace",
+            str(tmp_path),
+            "--session",
+            "s2",
+            "--args",
+            json.dumps({"path": "a.txt", "skillToken": token}),
+        ],
+    )
+
+    assert read["text"] == "1\talpha"
+    assert json.loads(other.stdout)["error"]["code"] == "skill_token_invalid"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "text"),
+    [
+        ("get_skill", {"skill_name": "calculator"}, '{"skill_name": "calculator", "documentation": "# Calc\\n"}'),
+        ("read_skill", {"skill_name": "calculator"}, "Body.\n"),
+        ("file-read", {"path": "notes.txt"}, "Read 1 lines from notes.txt\n\n1 | hello"),
+    ],
+)
+def test_every_ungated_tool_answers_from_the_shell(
+    runner: CliRunner, tmp_path: Path, tool: str, args: dict[str, str], text: str
+) -> None:
+    skills_dir, ws = tmp_path / "skills", tmp_path / "ws"
+    (skills_dir / "calculator").mkdir(parents=True)
+    (skills_dir / "calculator" / "SKILL.MD").write_text("# Calc\n", encoding="utf-8")
+    (skills_dir / "calculator" / "SKILL.md").write_text(
+        "---\nname: calculator\ndescription: Sums.\n---\nBody.\n", encoding="utf-8"
+    )
+    ws.mkdir()
+    (ws / "notes.txt").write_text("hello\n", encoding="utf-8")
+
+    result = runner.invoke(
+        cli, ["call", tool, "--skills", str(skills_dir), "--workspace", str(ws), "--args", json.dumps(args)]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["text"] == text
+
+
+def test_toolset_limits_the_tools_served(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["call", "read_file", "--toolset", "skills-runner"])
+
+    assert result.exit_code == 2
+    assert "unknown tool 'read_file' in tool set 'skills-runner'; available: read_file_in_skill" in result.stderr
+
+
+def test_toolsets_lists_one_set_per_seed_system(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["toolsets"])
+
+    assert result.stdout.splitlines() == [
+        "aintern: file-read",
+        "gateway: read_file",
+        "queryclaw: read_skill",
+        "skill-docs: get_skill",
+        "skills-runner: read_file_in_skill",
+    ]
+
+
+def test_skills_prints_the_summary_and_its_problems(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "Bad").mkdir()
+    (tmp_path / "Bad" / "SKILL.md").write_text("---\nname: Bad\ndescription: x\n---\n", encoding="utf-8")
+
+    result = runner.invoke(cli, ["skills", "--skills", str(tmp_path)])
+
+    assert result.exit_code == 0
+    assert "  - data-analysis: " in result.stdout
+    assert "  - Bad: x — call read_skill(skill_name='Bad') to load instructions when relevant" in result.stdout
+    assert "warning: skill 'Bad' (workspace): 'name' 'Bad' must be lowercase" in result.stderr
