@@ -9,7 +9,7 @@ files: duplicate tool and module names.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from importlib import resources
 from pathlib import PurePosixPath
@@ -139,36 +139,33 @@ class _Checker:
 
     def _render(self) -> bool:
         render = self.data.get("render", {})
-        ok = True
-        output = self.data["output"]
-        required = set(output.get("required", ()))
-        if "result" in render:
-            try:
-                fields = Template(render["result"]).fields
-            except TemplateSyntaxError as exc:
-                self.add(("render", "result"), f"render.result: {exc.detail}")
-                ok = False
-            else:
-                for name in dict.fromkeys(fields):
-                    if name != WHOLE and name not in required:
-                        self.add(
-                            ("render", "result"),
-                            f"placeholder {{{name}}} must name a required output field (or be {{$}})",
-                        )
-        if "error" in render:
-            try:
-                fields = Template(render["error"]).fields
-            except TemplateSyntaxError as exc:
-                self.add(("render", "error"), f"render.error: {exc.detail}")
-                ok = False
-            else:
-                for name in dict.fromkeys(fields):
-                    if name not in _ERROR_RENDER_FIELDS:
-                        self.add(
-                            ("render", "error"),
-                            f"placeholder {{{name}}} must be one of {{message}}, {{code}}, {{hint}}, {{$}}",
-                        )
-        return ok
+        required = set(self.data["output"].get("required", ()))
+        result_ok = self._render_template(
+            render,
+            "result",
+            lambda name: name == WHOLE or name in required,
+            "must name a required output field (or be {$})",
+        )
+        error_ok = self._render_template(
+            render,
+            "error",
+            lambda name: name in _ERROR_RENDER_FIELDS,
+            "must be one of {message}, {code}, {hint}, {$}",
+        )
+        return result_ok and error_ok
+
+    def _render_template(self, render: dict[str, str], key: str, allowed: Callable[[str], bool], rule: str) -> bool:
+        if key not in render:
+            return True
+        try:
+            fields = Template(render[key]).fields
+        except TemplateSyntaxError as exc:
+            self.add(("render", key), f"render.{key}: {exc.detail}")
+            return False
+        for name in dict.fromkeys(fields):
+            if not allowed(name):
+                self.add(("render", key), f"placeholder {{{name}}} {rule}")
+        return True
 
     def _gate(self) -> None:
         gate = self.data.get("skill_gate")

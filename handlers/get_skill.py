@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from generated import get_skill as contract
-from handlers._skill_names import is_plain_skill_name
+from handlers._skills import is_plain_skill_name, open_skill
 from runtime.context import ToolContext
 from runtime.decoding import DecodeError
 from runtime.files import Directory, FileAccessError
@@ -19,14 +19,13 @@ MAX_BYTES: Final = 1024 * 1024
 
 
 def _open_skill(ctx: ToolContext, name: str) -> Directory:
-    for folder in ctx.skills:
-        try:
-            with Directory.open(folder) as skills:
-                return skills.open_dir(name)
-        except FileAccessError as exc:
-            if exc.reason == "outside_root":
-                raise contract.outside_skills_folder(skill_name=name) from None
-    raise contract.skill_not_found(skill_name=name)
+    try:
+        skill = open_skill(ctx, name)
+    except FileAccessError:
+        raise contract.outside_skills_folder(skill_name=name) from None
+    if skill is None:
+        raise contract.skill_not_found(skill_name=name)
+    return skill
 
 
 def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:

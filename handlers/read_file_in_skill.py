@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from generated import read_file_in_skill as contract
-from handlers._skill_names import is_plain_skill_name
+from handlers._skills import is_plain_skill_name, open_skill
 from runtime.context import ToolContext
 from runtime.decoding import DecodeError
 from runtime.files import Directory, FileAccessError
@@ -18,15 +18,13 @@ MAX_BYTES: Final = 10 * 1024 * 1024
 
 
 def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
-    for folder in ctx.skills:
-        try:
-            with Directory.open(folder) as skills:
-                return skills.open_dir(skill_name)
-        except FileAccessError as exc:
-            if exc.reason == "outside_root":
-                raise contract.path_traversal() from None
-            continue
-    raise contract.skill_not_found(skill_name=skill_name)
+    try:
+        skill = open_skill(ctx, skill_name)
+    except FileAccessError:
+        raise contract.path_traversal() from None
+    if skill is None:
+        raise contract.skill_not_found(skill_name=skill_name)
+    return skill
 
 
 def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
