@@ -2,15 +2,18 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TYPESCRIPT := 5.9.3
 # nox runs with --no-venv: the session commands (toolproof, ruff, mypy, pytest) come from .venv.
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: gen test lint bench fuzz golden clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	# The TypeScript compiler checks the generated .d.ts files in the tests.
+	npm install --prefix $(VENV)/node --no-audit --no-fund --silent typescript@$(TYPESCRIPT)
 	touch $(STAMP)
 
 gen: $(STAMP)

@@ -57,7 +57,7 @@ def main() -> None:
 
         (spec,) = load_specs(("read_file_in_skill",))
         (tool,) = bind([spec], check_extra=False)
-        null_tool = BoundTool(spec, _null_handler, tool.input, tool.output)
+        null_tool = BoundTool.build(spec, _null_handler)
         common: dict[str, Any] = {"skills": [skills], "audit": _quiet}
         on = Runtime(tools=[tool], validate_output=True, **common)
         off = Runtime(tools=[tool], validate_output=False, **common)

@@ -1,4 +1,4 @@
-"""The ``toolproof`` command: gen, lint, call, skills, toolsets.
+"""The ``toolproof`` command: gen, lint, export, call, skills, toolsets.
 
 Heavy modules (Jinja, YAML, the runtime) are imported inside the commands that
 need them, so ``toolproof call`` starts without the generator's weight.
@@ -34,10 +34,21 @@ def cli() -> None:
     """Contract-first toolkit for LLM tools."""
 
 
-def _load(project: Path) -> Project:
+_FORMATS = (
+    *("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi"),
+    *("jsonschema", "typescript", "vectors", "docs"),
+)
+"""Every export format; the first six are provider tool definitions (generator.exports.DEFINITION_FORMATS)."""
+
+_STRICT_EXPORT = click.option(
+    "--strict-export", is_flag=True, help="Make every loss a provider forces on an exported definition an error."
+)
+
+
+def _load(project: Path, *, strict_export: bool = False, show_losses: bool = False) -> Project:
     from generator.project import load_project
 
-    loaded = load_project(project)
+    loaded = load_project(project, strict_export=strict_export, show_losses=show_losses)
     for problem in loaded.problems:
         click.echo(str(problem), err=True)
     if not loaded.ok:
@@ -49,10 +60,11 @@ def _load(project: Path) -> Project:
 
 @cli.command()
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or orphaned file.")
+@_STRICT_EXPORT
 @_PROJECT
-def gen(check: bool, project: Path) -> None:
+def gen(check: bool, strict_export: bool, project: Path) -> None:
     """Generate stubs, tool definitions and conformance tests from the contracts."""
-    loaded = _load(project)
+    loaded = _load(project, strict_export=strict_export)
     if check:
         drift = loaded.drift()
         if drift:
@@ -69,11 +81,48 @@ def gen(check: bool, project: Path) -> None:
 
 
 @cli.command()
+@_STRICT_EXPORT
 @_PROJECT
-def lint(project: Path) -> None:
-    """Check the contracts; print every problem as file:line:col: message."""
-    loaded = _load(project)
+def lint(strict_export: bool, project: Path) -> None:
+    """Check the contracts; print every problem, and every export loss, as file:line:col: message."""
+    loaded = _load(project, strict_export=strict_export, show_losses=True)
     click.echo(f"{len(loaded.contracts)} contract(s) OK")
+
+
+@cli.command()
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice(_FORMATS),
+    help="What to print.",
+)
+@click.option("--toolset", default=None, help="Only the tools of this tool set.")
+@click.option("--tool", "tools", multiple=True, help="Only this tool (repeatable).")
+@_STRICT_EXPORT
+@_PROJECT
+def export(fmt: str, toolset: str | None, tools: tuple[str, ...], strict_export: bool, project: Path) -> None:
+    """Print tool definitions or artifacts for other providers and languages on stdout."""
+    from generator.exporting import export_text
+
+    loaded = _load(project, strict_export=strict_export)
+    chosen = [
+        c for c in loaded.contracts if (toolset is None or toolset in c.toolsets) and (not tools or c.name in tools)
+    ]
+    unknown = set(tools) - {c.name for c in loaded.contracts}
+    if unknown:
+        raise click.UsageError(f"unknown tool(s): {', '.join(sorted(unknown))}")
+    if not chosen:
+        raise click.UsageError("no tool matches the selection")
+    text, losses = export_text(fmt, chosen, loaded.enum_sources())
+    if strict_export and losses:
+        for loss in losses:
+            click.echo(
+                f"error: {fmt}: tool '{loss.tool}' {loss.schema}{loss.pointer()}: {loss.keyword} {loss.action}",
+                err=True,
+            )
+        sys.exit(1)
+    click.echo(text, nl=False)
 
 
 @cli.command()

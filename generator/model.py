@@ -63,12 +63,22 @@ class Contract:
     examples: tuple[Mapping[str, Any], ...]
     source: str
     sha256: str
+    marks: Mapping[tuple[str | int, ...], tuple[int, int]]
+    """Line and column of each node of the contract, for problems found after the model is built."""
     input_class: str
     output_class: str
     typed_dicts: tuple[TypedDictDef, ...]
     uses_any: bool
     uses_literal: bool
     uses_not_required: bool
+
+    def where(self, path: tuple[str | int, ...]) -> tuple[int, int]:
+        """Line and column of the node at ``path`` (or of its nearest ancestor)."""
+        for end in range(len(path), -1, -1):
+            mark = self.marks.get(path[:end])
+            if mark is not None:
+                return mark
+        return (1, 1)
 
     def exported_input(self, enum_sources: Mapping[str, list[str]]) -> dict[str, Any]:
         """The input schema as providers see it: dynamic enums filled from ``enum_sources``."""
@@ -147,6 +157,7 @@ def build_contract(source: Source) -> Contract:
         examples=tuple(data["examples"]),
         source=source.path,
         sha256=source.sha256,
+        marks=dict(source.marks),
         input_class=input_class,
         output_class=output_class,
         typed_dicts=tuple(types.defs + out_types.defs),

@@ -13,6 +13,7 @@ class Level(enum.Enum):
 
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -26,5 +27,5 @@ class Problem:
     level: Level = Level.ERROR
 
     def __str__(self) -> str:
-        prefix = "warning: " if self.level is Level.WARNING else ""
+        prefix = "" if self.level is Level.ERROR else f"{self.level.value}: "
         return f"{self.file}:{self.line}:{self.column}: {prefix}{self.message}"

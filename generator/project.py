@@ -8,7 +8,7 @@ from pathlib import Path
 from generator.checks import check_source, check_together
 from generator.model import Contract, build_contract
 from generator.problems import Level, Problem
-from generator.render import Drift, render_all, write_all
+from generator.render import Drift, export_all, losses_of, render_all, write_all
 from generator.source import Source, load_source
 
 __all__ = ["CONTRACTS", "Project", "load_project"]
@@ -56,8 +56,32 @@ def builtin_skill_names(root: Path) -> list[str]:
     )
 
 
-def load_project(root: Path) -> Project:
-    """Load and check every ``contracts/*.yaml`` of the project at ``root``."""
+def _export_problems(project: Project, *, strict_export: bool, show_losses: bool) -> list[Problem]:
+    """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict)."""
+    exports = export_all(project.contracts, project.enum_sources())
+    problems: list[Problem] = []
+    limits = sorted({p for per_set in exports.values() for e in per_set.values() for p in e.problems})
+    problems.extend(Problem(CONTRACTS, 1, 1, f"provider limit: {text}") for text in limits)
+    if not (strict_export or show_losses):
+        return problems
+    by_name = {c.name: c for c in project.contracts}
+    level = Level.ERROR if strict_export else Level.NOTE
+    for loss in losses_of(exports):
+        contract = by_name[loss.tool]
+        line, column = contract.where((loss.schema, *loss.path))
+        message = f"{loss.format}: {loss.schema}{loss.pointer() or ''} {loss.keyword}: {loss.action} ({loss.detail})"
+        problems.append(Problem(contract.source, line, column, message, level))
+    return problems
+
+
+def load_project(root: Path, *, strict_export: bool = False, show_losses: bool = False) -> Project:
+    """Load and check every ``contracts/*.yaml`` of the project at ``root``.
+
+    Args:
+        root: the project folder (holding ``contracts/``).
+        strict_export: report every loss an exported definition suffers as an error.
+        show_losses: report every such loss as a note.
+    """
     project = Project(root)
     folder = root / CONTRACTS
     paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
@@ -79,5 +103,7 @@ def load_project(root: Path) -> Project:
         if not any(p.level is Level.ERROR for p in own):
             project.contracts.append(build_contract(source))
     project.problems.extend(check_together(sources))
+    if project.ok and project.contracts:
+        project.problems.extend(_export_problems(project, strict_export=strict_export, show_losses=show_losses))
     project.problems.sort()
     return project

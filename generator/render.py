@@ -17,10 +17,23 @@ from typing import Any
 
 import jinja2
 
+from generator.artifacts import json_schemas, vectors
+from generator.exports import DEFINITION_FORMATS, Exported, export_definitions
+from generator.losses import Loss
 from generator.model import Contract
-from generator.providers import mcp_tools, openai_tools
+from generator.typescript import typescript_declarations
 
-__all__ = ["GENERATED", "Drift", "dump_json", "existing_files", "render_all", "write_all"]
+__all__ = [
+    "GENERATED",
+    "Drift",
+    "dump_json",
+    "existing_files",
+    "export_all",
+    "losses_of",
+    "render_all",
+    "render_docs",
+    "write_all",
+]
 
 GENERATED = "generated"
 _IGNORED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -114,6 +127,93 @@ def _toolsets(contracts: Sequence[Contract]) -> list[tuple[str, list[str]]]:
     return sorted(sets.items())
 
 
+def _cell(text: object) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _schema_type(schema: Any) -> str:
+    if not isinstance(schema, Mapping):
+        return "any"
+    if "enum" in schema:
+        return " \\| ".join(f"`{json.dumps(v, ensure_ascii=False)}`" for v in schema["enum"])
+    if "const" in schema:
+        return f"`{json.dumps(schema['const'], ensure_ascii=False)}`"
+    kind = schema.get("type", "any")
+    return " \\| ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def _fields(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+    required = set(schema.get("required", ()))
+    return [
+        {
+            "name": name,
+            "type": _schema_type(sub),
+            "required": name in required,
+            "description": _cell(sub.get("description", "")) if isinstance(sub, Mapping) else "",
+        }
+        for name, sub in schema.get("properties", {}).items()
+    ]
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def render_docs(c: Contract, definition: Any) -> str:
+    examples = []
+    for ex in c.examples:
+        expect = ex["expect"]
+        examples.append(
+            {
+                "name": ex["name"],
+                "files": [f"`{p}`" for p in ex.get("given", {}).get("files", {})],
+                "input": _pretty(ex["input"]),
+                "error": expect.get("error"),
+                "message": expect.get("message"),
+                "output": _pretty(expect["output"])
+                if "output" in expect
+                else (_pretty(expect["output_includes"]) if "output_includes" in expect else None),
+                "text": expect.get("text"),
+            }
+        )
+    errors = [{"code": e.code, "message": _cell(e.message), "hint": _cell(e.hint or "")} for e in c.errors]
+    return (
+        _environment()
+        .get_template("tool.md.jinja")
+        .render(
+            c=c,
+            definition=_pretty(definition),
+            inputs=_fields(c.input_schema),
+            outputs=_fields(c.output_schema),
+            errors=errors,
+            examples=examples,
+        )
+    )
+
+
+def _toolset_members(contracts: Sequence[Contract]) -> dict[str, list[Contract]]:
+    sets: dict[str, list[Contract]] = {"all": list(contracts)}
+    for name, members in _toolsets(contracts):
+        if name == "all":
+            raise ValueError("'all' is reserved for every tool")
+        sets[name] = [c for c in contracts if c.name in members]
+    return sets
+
+
+def export_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> dict[str, dict[str, Exported]]:
+    """Every definition format for every tool set (and ``all``): ``{format: {set: Exported}}``."""
+    sets = _toolset_members(sorted(contracts, key=lambda c: c.module))
+    return {
+        fmt: {name: export_definitions(fmt, members, enums) for name, members in sets.items()}
+        for fmt in DEFINITION_FORMATS
+    }
+
+
+def losses_of(exports: Mapping[str, Mapping[str, Exported]]) -> list[Loss]:
+    """Every distinct loss over all formats and sets."""
+    return sorted({loss for per_set in exports.values() for exported in per_set.values() for loss in exported.losses})
+
+
 def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | None = None) -> dict[str, str]:
     """Every file ``make gen`` owns, by path relative to the project, with its text.
 
@@ -124,25 +224,39 @@ def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | N
     """
     enums = enums or {}
     contracts = sorted(contracts, key=lambda c: c.module)
+    env = _environment()
     files: dict[str, str] = {
-        f"{GENERATED}/__init__.py": _environment()
-        .get_template("__init__.py.jinja")
-        .render(contracts=contracts, toolsets=_toolsets(contracts)),
+        f"{GENERATED}/__init__.py": env.get_template("__init__.py.jinja").render(
+            contracts=contracts, toolsets=_toolsets(contracts)
+        ),
     }
+    all_sources = {c.source: c.sha256 for c in contracts}
+    json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
+    exports = export_all(contracts, enums)
+    openai_all = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
     for c in contracts:
+        own = {c.source: c.sha256}
         files[f"{GENERATED}/{c.module}.py"] = _stub(c)
         files[f"{GENERATED}/tests/test_{c.module}.py"] = _conformance_test(c)
-        files[f"{GENERATED}/contracts/{c.module}.json"] = dump_json(c.data())
-    all_sources = {c.source: c.sha256 for c in contracts}
-    json_files: dict[str, tuple[str, Mapping[str, str]]] = {
-        f"{GENERATED}/definitions/openai.json": (dump_json(openai_tools(contracts, enums)), all_sources),
-        f"{GENERATED}/definitions/mcp.json": (dump_json(mcp_tools(contracts, enums)), all_sources),
-    }
-    for c in contracts:
-        json_files[f"{GENERATED}/contracts/{c.module}.json"] = (
-            files[f"{GENERATED}/contracts/{c.module}.json"],
-            {c.source: c.sha256},
+        files[f"{GENERATED}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name])
+        files[f"{GENERATED}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
+            c=c, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
         )
+        json_files[f"{GENERATED}/contracts/{c.module}.json"] = (dump_json(c.data()), own)
+        json_files[f"{GENERATED}/exports/jsonschema/{c.module}.json"] = (
+            dump_json(json_schemas(c, c.exported_input(enums))),
+            own,
+        )
+        json_files[f"{GENERATED}/exports/vectors/{c.module}.json"] = (dump_json(vectors(c)), own)
+    for fmt, per_set in exports.items():
+        report: dict[str, Any] = {}
+        for name, exported in per_set.items():
+            json_files[f"{GENERATED}/exports/{fmt}/{name}.json"] = (dump_json(exported.data), all_sources)
+            report[name] = {
+                "limits": exported.problems,
+                "losses": [loss.to_dict() for loss in exported.losses],
+            }
+        json_files[f"{GENERATED}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
     manifest: dict[str, Any] = {"generator": f"toolproof {_version()}", "command": "make gen", "files": {}}
     for path in sorted(json_files):
         text, sources = json_files[path]

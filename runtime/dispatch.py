@@ -20,12 +20,12 @@ import orjson
 from runtime.context import AuditSink, ToolContext, log_audit
 from runtime.errors import INTERNAL_ERROR, INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL, RegistryError, ToolError
 from runtime.gate import GateSpec, SkillGate, builtin_dir, default_secret
+from runtime.nulls import drop_absent_nulls
 from runtime.registry import BoundTool, bind
 from runtime.result import ErrorInfo, ToolResult
 from runtime.skills import SkillCatalog, builtin_skills_dir
 from runtime.spec import ToolSpec, load_specs
 from runtime.template import Template
-from runtime.validation import SchemaValidator
 
 __all__ = ["MAX_ARGUMENT_BYTES", "Runtime"]
 
@@ -146,8 +146,7 @@ class Runtime:
         for field_name in tool.spec.dynamic_enums:
             props[field_name] = {**props[field_name], "enum": names}
         schema = {**tool.spec.input_schema, "properties": props}
-        spec = replace(tool.spec, input_schema=schema)
-        return BoundTool(spec, tool.handler, SchemaValidator(schema), tool.output)
+        return BoundTool.build(replace(tool.spec, input_schema=schema), tool.handler)
 
     def gate(self, name: str) -> SkillGate | None:
         """The skill gate of a tool, with the host's secret, or None when it has none."""
@@ -196,6 +195,8 @@ class Runtime:
         spec = tool.spec
         try:
             args = _parse(arguments, self.max_argument_bytes)
+            if tool.nulls is not None:
+                args = drop_absent_nulls(tool.nulls, args)
             if not tool.input.is_valid(args):
                 raise _BadArguments(tool.input.explain(args))
         except _BadArguments as bad:

@@ -10,6 +10,7 @@ from typing import Any
 
 from runtime.context import ToolContext
 from runtime.errors import RegistryError
+from runtime.nulls import NullPlan, plan_for
 from runtime.spec import ToolSpec
 from runtime.validation import SchemaValidator
 
@@ -26,6 +27,19 @@ class BoundTool:
     handler: Handler
     input: SchemaValidator
     output: SchemaValidator
+    nulls: NullPlan | None = None
+    """Optional arguments whose null means "absent" (sent by strict-mode providers)."""
+
+    @classmethod
+    def build(cls, spec: ToolSpec, handler: Handler) -> BoundTool:
+        """Bind ``handler`` to ``spec``, compiling its validators once."""
+        return cls(
+            spec,
+            handler,
+            SchemaValidator(spec.input_schema),
+            SchemaValidator(spec.output_schema),
+            plan_for(spec.input_schema),
+        )
 
 
 def default_handler_ref(module: str) -> str:
@@ -72,7 +86,7 @@ def bind(specs: Iterable[ToolSpec], *, handlers_package: str = "handlers", check
         except (ImportError, AttributeError) as exc:
             problems.append(f"contract '{spec.name}' ({spec.source}) has no handler {spec.handler}: {exc}")
             continue
-        bound.append(BoundTool(spec, handler, SchemaValidator(spec.input_schema), SchemaValidator(spec.output_schema)))
+        bound.append(BoundTool.build(spec, handler))
     if check_extra:
         for module in _extra_handler_modules(specs, handlers_package):
             problems.append(f"handler module {module} serves no contract; remove it or add a contract")

@@ -55,7 +55,7 @@ def test_check_names_stale_missing_and_orphaned_files(runner: CliRunner, tmp_pat
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert "stale: generated/echo.py" in lines
-    assert "stale: generated/definitions/openai.json" in lines
+    assert "stale: generated/exports/openai/all.json" in lines
     assert "stale: generated/MANIFEST.json" in lines
     assert "missing: generated/tests/test_echo.py" in lines
     assert "orphaned: generated/leftover.py" in lines

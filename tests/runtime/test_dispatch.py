@@ -12,7 +12,6 @@ from runtime.dispatch import Runtime
 from runtime.errors import INTERNAL_ERROR, STANDARD_ERRORS, ToolError
 from runtime.registry import BoundTool
 from runtime.spec import ToolSpec
-from runtime.validation import SchemaValidator
 
 INTERNAL_SENTENCE = STANDARD_ERRORS[INTERNAL_ERROR].message
 
@@ -60,7 +59,7 @@ def _greet(args: Any, ctx: ToolContext) -> Any:
 
 def _runtime(validate_output: bool = True, **spec: Any) -> Runtime:
     s = _spec(**spec)
-    tool = BoundTool(s, _greet, SchemaValidator(s.input_schema), SchemaValidator(s.output_schema))
+    tool = BoundTool.build(s, _greet)
     return Runtime(tools=[tool], validate_output=validate_output)
 
 
@@ -134,7 +133,7 @@ def test_big_integers_beyond_64_bits_are_parsed_not_crashed() -> None:
 
 def test_oversized_arguments_are_refused_before_parsing() -> None:
     s = _spec()
-    tool = BoundTool(s, _greet, SchemaValidator(s.input_schema), SchemaValidator(s.output_schema))
+    tool = BoundTool.build(s, _greet)
     runtime = Runtime(tools=[tool], max_argument_bytes=10)
 
     result = runtime.call("greet", '{"who": "a long name"}')
@@ -202,7 +201,7 @@ def test_result_shapes_for_cli_openai_and_mcp() -> None:
 
 def test_a_toolset_filter_serves_only_its_members() -> None:
     s = _spec(toolsets=["people"])
-    tool = BoundTool(s, _greet, SchemaValidator(s.input_schema), SchemaValidator(s.output_schema))
+    tool = BoundTool.build(s, _greet)
 
     assert [spec.name for spec in Runtime(tools=[tool], toolset="people").specs] == ["greet"]
     assert Runtime(tools=[tool], toolset="other").specs == []

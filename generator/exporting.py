@@ -1,0 +1,34 @@
+"""``toolproof export``: any format, for any selection of tools, as text for stdout."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from generator.artifacts import json_schemas, vectors
+from generator.exports import DEFINITION_FORMATS, export_definitions
+from generator.losses import Loss
+from generator.model import Contract
+from generator.render import dump_json, render_docs
+from generator.typescript import typescript_declarations
+
+__all__ = ["export_text"]
+
+
+def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> tuple[str, list[Loss]]:
+    """The text of ``fmt`` for ``contracts``, and the losses it carries."""
+    contracts = sorted(contracts, key=lambda c: c.module)
+    if fmt in DEFINITION_FORMATS:
+        exported = export_definitions(fmt, contracts, enums)
+        return dump_json(exported.data), exported.losses
+    if fmt == "jsonschema":
+        data = [json_schemas(c, c.exported_input(enums)) for c in contracts]
+        return dump_json(data[0] if len(data) == 1 else data), []
+    if fmt == "vectors":
+        data = [vectors(c) for c in contracts]
+        return dump_json(data[0] if len(data) == 1 else data), []
+    if fmt == "typescript":
+        return "\n".join(typescript_declarations(c, c.exported_input(enums)) for c in contracts), []
+    if fmt == "docs":
+        openai = export_definitions("openai", contracts, enums).data
+        return "\n---\n\n".join(render_docs(c, d) for c, d in zip(contracts, openai, strict=True)), []
+    raise ValueError(f"unknown format {fmt!r}")
