@@ -125,11 +125,17 @@ def _openai_limits(schemas: list[Any], fmt: str) -> list[str]:
     return problems
 
 
-def _input_examples(c: Contract) -> list[Any]:
+def _input_examples(c: Contract, schema: Mapping[str, Any]) -> list[Any]:
+    """Up to five distinct example inputs that the exported schema accepts (placeholders excluded)."""
+    from jsonschema import Draft202012Validator
+
+    valid = Draft202012Validator(schema).is_valid
     seen: list[Any] = []
     for example in c.examples:
         args = example["input"]
         if example["expect"].get("error") == INVALID_ARGUMENTS or "${" in json.dumps(args) or args in seen:
+            continue
+        if not valid(args):
             continue
         seen.append(args)
         if len(seen) == MAX_INPUT_EXAMPLES:
@@ -199,7 +205,7 @@ def _anthropic(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) ->
             "input_schema": rewrite.schema,
             "strict": strict,
         }
-        examples = _input_examples(c)
+        examples = _input_examples(c, c.exported_input(enums))
         if examples:
             tool["input_examples"] = examples
         out.data.append(tool)

@@ -22,7 +22,7 @@ from runtime.registry import BoundTool, bind
 from runtime.result import ToolResult
 from runtime.spec import load_specs
 
-__all__ = ["ExampleFailure", "check_expectation", "run_example"]
+__all__ = ["ExampleFailure", "bound_tool", "check_expectation", "replay", "run_example"]
 
 
 class ExampleFailure(AssertionError):
@@ -82,6 +82,11 @@ def as_unprivileged(fn: Callable[[], T]) -> T:
         raise box["error"]
     value: T = box["value"]
     return value
+
+
+def bound_tool(module: str) -> BoundTool:
+    """The generated contract ``module`` bound to its handler (cached)."""
+    return _bound(module)
 
 
 @cache
@@ -183,7 +188,17 @@ def run_example(module: str, name: str, base: Path) -> ToolResult:
         ExampleFailure: the result differs from the example, or a read left the roots.
     """
     tool = _bound(module)
-    example = substitute(_example(tool, name), TEST_DIR, str(base.resolve()))
+    return replay(tool, _example(tool, name), base)
+
+
+def replay(tool: BoundTool, example: Mapping[str, Any], base: Path) -> ToolResult:
+    """Run one example (from a contract, or from a vectors file) against ``tool`` in the folder ``base``.
+
+    Raises:
+        ExampleFailure: the result differs from the example, or a read left the roots.
+    """
+    name = example["name"]
+    example = substitute(example, TEST_DIR, str(base.resolve()))
     lay_fixtures(base, example.get("given", {}).get("files", {}))
     workspaces = [base / folder for folder in example.get("workspaces", ["workspace"])]
     for folder in workspaces:

@@ -1,0 +1,128 @@
+"""Provider tool calls in, provider result messages out, through one runtime.
+
+Each adapter takes the provider's own response shape, finds the tool calls in
+it, dispatches them, and builds the message that carries the results back:
+
+- OpenAI Chat Completions: ``tool_calls`` → ``role: tool`` messages;
+- OpenAI Responses: ``function_call`` items → ``function_call_output`` items;
+- Anthropic Messages: ``tool_use`` blocks → a user message of ``tool_result`` blocks (``is_error``);
+- Gemini: ``functionCall`` parts → a user content of ``functionResponse`` parts (``output`` or ``error``);
+- MCP: a ``tools/call`` JSON-RPC request → its JSON-RPC response (``CallToolResult``, ``isError``).
+
+The text a model reads is the contract's rendered result or error in every case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from runtime.dispatch import Runtime
+from runtime.result import ToolResult
+
+__all__ = [
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "anthropic_tool_results",
+    "gemini_function_responses",
+    "mcp_tools_call",
+    "openai_chat_tool_messages",
+    "openai_responses_outputs",
+]
+
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+
+
+def _get(obj: Any, key: str) -> Any:
+    """A field of a dict, or an attribute of an SDK model."""
+    return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def openai_chat_tool_messages(runtime: Runtime, response: Any, *, session: str | None = None) -> list[dict[str, Any]]:
+    """Run the ``tool_calls`` of a Chat Completion (or of one assistant message); return the tool messages."""
+    choices = _get(response, "choices")
+    message = _get(choices[0], "message") if choices else response
+    messages = []
+    for call in _get(message, "tool_calls") or ():
+        function = _get(call, "function")
+        result = runtime.call(_get(function, "name"), _get(function, "arguments"), session=session)
+        messages.append(result.to_openai_message(_get(call, "id")))
+    return messages
+
+
+def openai_responses_outputs(runtime: Runtime, response: Any, *, session: str | None = None) -> list[dict[str, Any]]:
+    """Run the ``function_call`` items of a Responses API response; return ``function_call_output`` items."""
+    outputs = []
+    for item in _get(response, "output") or ():
+        if _get(item, "type") != "function_call":
+            continue
+        result = runtime.call(_get(item, "name"), _get(item, "arguments"), session=session)
+        outputs.append({"type": "function_call_output", "call_id": _get(item, "call_id"), "output": result.text})
+    return outputs
+
+
+def anthropic_tool_results(runtime: Runtime, message: Any, *, session: str | None = None) -> dict[str, Any]:
+    """Run the ``tool_use`` blocks of a Messages API response; return the user message of ``tool_result`` blocks."""
+    blocks = []
+    for block in _get(message, "content") or ():
+        if _get(block, "type") != "tool_use":
+            continue
+        result = runtime.call(_get(block, "name"), _get(block, "input"), session=session)
+        tool_result: dict[str, Any] = {"type": "tool_result", "tool_use_id": _get(block, "id"), "content": result.text}
+        if not result.ok:
+            tool_result["is_error"] = True
+        blocks.append(tool_result)
+    return {"role": "user", "content": blocks}
+
+
+def _gemini_response(result: ToolResult) -> dict[str, Any]:
+    if result.error is None:
+        return {"output": result.text}
+    return {"error": {"code": result.error.code, "message": result.error.message, "text": result.text}}
+
+
+def gemini_function_responses(runtime: Runtime, response: Any, *, session: str | None = None) -> dict[str, Any]:
+    """Run the ``functionCall`` parts of a ``generateContent`` response; return the ``functionResponse`` content."""
+    parts_out = []
+    candidates = _get(response, "candidates") or ()
+    content = _get(candidates[0], "content") if candidates else None
+    for part in (_get(content, "parts") if content is not None else None) or ():
+        call = _get(part, "functionCall") or _get(part, "function_call")
+        if call is None:
+            continue
+        name = _get(call, "name")
+        result = runtime.call(name, _get(call, "args") or {}, session=session)
+        function_response: dict[str, Any] = {"name": name, "response": _gemini_response(result)}
+        if _get(call, "id"):
+            function_response["id"] = _get(call, "id")
+        parts_out.append({"functionResponse": function_response})
+    return {"role": "user", "parts": parts_out}
+
+
+def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def mcp_tools_call(runtime: Runtime, request: Any, *, session: str | None = None) -> dict[str, Any]:
+    """Answer an MCP ``tools/call`` JSON-RPC request.
+
+    Tool errors are results with ``isError``; an unknown tool and a malformed
+    request are JSON-RPC errors, as the MCP specification asks.
+    """
+    request_id = _get(request, "id")
+    params = _get(request, "params")
+    if (
+        _get(request, "method") != "tools/call"
+        or not isinstance(params, Mapping)
+        or not isinstance(params.get("name"), str)
+    ):
+        return _rpc_error(request_id, INVALID_REQUEST, "expected a tools/call request with params.name")
+    name = params["name"]
+    if name not in {spec.name for spec in runtime.specs}:
+        return _rpc_error(request_id, INVALID_PARAMS, f"Unknown tool: {name}")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        return _rpc_error(request_id, INVALID_PARAMS, "params.arguments must be an object")
+    result = runtime.call(name, arguments or {}, session=session)
+    return {"jsonrpc": "2.0", "id": request_id, "result": result.to_mcp()}
