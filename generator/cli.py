@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ import click
 
 if TYPE_CHECKING:
     from generator.project import Project
+    from runtime import Runtime
 
 __all__ = ["cli", "main"]
 
@@ -195,6 +197,53 @@ def skills(skills: tuple[str, ...], budget: int) -> None:
         click.echo(
             f"warning: {len(summary.omitted)} skill(s) left out by the budget: {', '.join(summary.omitted)}", err=True
         )
+
+
+@cli.group()
+def serve() -> None:
+    """Serve the tools to clients: MCP over stdio, or HTTP."""
+
+
+_ROOTS = [
+    click.option(
+        "--workspace",
+        multiple=True,
+        type=click.Path(exists=True, file_okay=False),
+        help="A folder the file tools may read.",
+    ),
+    click.option("--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A folder of skills."),
+    click.option("--toolset", default=None, help="Serve only the tools of this tool set."),
+]
+
+
+def _roots(fn: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(_ROOTS):
+        fn = option(fn)
+    return fn
+
+
+def _runtime_or_exit(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None) -> Runtime:
+    from runtime import RegistryError, Runtime
+
+    try:
+        runtime = Runtime(workspace=workspace, skills=skills, toolset=toolset)
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem, err=True)
+        sys.exit(1)
+    if not runtime.specs:
+        raise click.UsageError(f"tool set '{toolset}' has no tools")
+    return runtime
+
+
+@serve.command("mcp")
+@_roots
+def serve_mcp(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None) -> None:
+    """Serve MCP over stdio (one connection, one session) until stdin closes."""
+    from runtime.mcp_server import McpServer, serve_stdio
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    serve_stdio(McpServer(_runtime_or_exit(workspace, skills, toolset), toolset=toolset))
 
 
 @cli.command()

@@ -1,0 +1,252 @@
+"""An MCP server over stdio: newline-delimited JSON-RPC, our own small loop.
+
+Why not the official SDK: on this machine its stdio round trip is ~1.1 ms and
+importing it takes ~0.9 s, while a bare newline-JSON-RPC pipe answers in
+~80 µs; the loop here keeps within 2x of that floor and starts in well under
+150 ms (``make bench`` measures all three side by side). The SDK's client is
+the test peer.
+
+Protocol: the ``initialize`` handshake (revisions 2024-11-05 to 2025-11-25,
+negotiated) and the 2026-07-28 ``server/discover``; ``tools/list`` in a
+deterministic order (sorted by name); ``tools/call`` answers tool errors as
+results with ``isError`` and the catalogued code in ``_meta``; unknown tools,
+unknown methods and malformed messages get JSON-RPC errors. Each connection is
+one session, so the skill gate binds tokens to it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar, Final
+
+import orjson
+
+from runtime.dispatch import Runtime
+from runtime.spec import generated_dir
+
+__all__ = [
+    "ERROR_META_KEY",
+    "HANDSHAKE_VERSIONS",
+    "MAX_MESSAGE_BYTES",
+    "MODERN_VERSIONS",
+    "McpServer",
+    "serve_stdio",
+]
+
+_log = logging.getLogger("toolproof.mcp")
+
+HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN_VERSIONS: Final = ("2026-07-28",)
+MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+LIST_TTL_MS: Final = 60_000
+ERROR_META_KEY: Final = "dev.toolproof/error"
+"""Where an ``isError`` result carries the catalogued ``{code, message}``."""
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+_VERSION_META = "io.modelcontextprotocol/protocolVersion"
+_SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("toolproof")
+    except Exception:  # not installed as a distribution
+        return "0"
+
+
+def _listing(runtime: Runtime, toolset: str | None) -> list[dict[str, Any]]:
+    """``tools/list`` entries: the generated MCP export, with the runtime's own input schemas."""
+    path = generated_dir() / "exports" / "mcp" / f"{toolset or 'all'}.json"
+    exported = {tool["name"]: tool for tool in json.loads(Path(path).read_text(encoding="utf-8"))["tools"]}
+    tools = []
+    for spec in sorted(runtime.specs, key=lambda s: s.name):
+        tool = dict(exported[spec.name])
+        tool["inputSchema"] = dict(spec.input_schema)  # dynamic enums as discovered at start-up
+        tools.append(tool)
+    return tools
+
+
+class McpServer:
+    """The protocol state of one connection; ``handle`` answers one message (or None for notifications).
+
+    Args:
+        runtime: the tools to serve.
+        toolset: the tool set served (for the listing file), or None for all.
+        session: the session id tokens bind to (default: fresh per connection).
+    """
+
+    def __init__(self, runtime: Runtime, *, toolset: str | None = None, session: str | None = None) -> None:
+        self.runtime = runtime
+        self.session = session or f"mcp-{secrets.token_hex(8)}"
+        self.protocol_version: str | None = None
+        self._tools = _listing(runtime, toolset)
+        self._names = {tool["name"] for tool in self._tools}
+        self._info = {"name": "toolproof", "version": _version()}
+        self._capabilities = {"tools": {"listChanged": False}}
+
+    def handle(self, message: Any) -> dict[str, Any] | None:
+        """The response to one decoded JSON-RPC message, or None when none is due."""
+        if not isinstance(message, Mapping):
+            return _error(None, INVALID_REQUEST, "a JSON-RPC message is an object (batches are not supported)")
+        request_id = message.get("id")
+        method = message.get("method")
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
+            if "method" not in message and ("result" in message or "error" in message):
+                return None  # a response to a request we never send
+            return _error(request_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
+        if "id" not in message:
+            return None  # a notification: initialized, cancelled, ...
+        params = message.get("params") or {}
+        if not isinstance(params, Mapping):
+            return _error(request_id, INVALID_PARAMS, "params must be an object")
+        handler = self._methods.get(method)
+        if handler is None:
+            return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            return handler(self, request_id, params)
+        except Exception:  # a bug of ours: answer, log, keep serving
+            _log.exception("MCP %s failed", method)
+            return _error(request_id, -32603, "Internal error")
+
+    def _initialize(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        self.protocol_version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+        result = {
+            "protocolVersion": self.protocol_version,
+            "capabilities": self._capabilities,
+            "serverInfo": self._info,
+        }
+        return _result(request_id, result)
+
+    def _discover(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        meta = params.get("_meta")
+        asked = meta.get(_VERSION_META) if isinstance(meta, Mapping) else None
+        if asked is not None and asked not in MODERN_VERSIONS:
+            supported = [*HANDSHAKE_VERSIONS, *MODERN_VERSIONS]
+            return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {asked}",
+                          {"supported": supported, "requested": asked})  # fmt: skip
+        self.protocol_version = MODERN_VERSIONS[-1]
+        result = {
+            "supportedVersions": list(MODERN_VERSIONS),
+            "capabilities": self._capabilities,
+            "_meta": {_SERVER_INFO_META: self._info},
+        }
+        return _result(request_id, result)
+
+    def _ping(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        return _result(request_id, {})
+
+    @property
+    def modern(self) -> bool:
+        """Whether the connection speaks the 2026-07-28 protocol (stateless, per-request envelope)."""
+        return self.protocol_version in MODERN_VERSIONS
+
+    def _list_tools(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {"tools": self._tools}
+        if self.modern:
+            # The list never changes while this server runs; it depends on this connection's roots.
+            result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private", "resultType": "complete"})
+        return _result(request_id, result)
+
+    def _call_tool(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            return _error(request_id, INVALID_PARAMS, "params.name must be a string")
+        if name not in self._names:
+            return _error(request_id, INVALID_PARAMS, f"Unknown tool: {name}")
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, Mapping):
+            return _error(request_id, INVALID_PARAMS, "params.arguments must be an object")
+        result = self.runtime.call(name, arguments or {}, session=self.session)
+        payload = result.to_mcp()
+        if self.modern:
+            payload["resultType"] = "complete"
+        if result.error is not None:
+            payload["_meta"] = {ERROR_META_KEY: {"code": result.error.code, "message": result.error.message}}
+        return _result(request_id, payload)
+
+    _methods: ClassVar[Mapping[str, Callable[[McpServer, Any, Mapping[str, Any]], dict[str, Any]]]] = {
+        "initialize": _initialize,
+        "server/discover": _discover,
+        "ping": _ping,
+        "tools/list": _list_tools,
+        "tools/call": _call_tool,
+    }
+
+
+def _result(request_id: Any, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _read_message(stream: BinaryIO) -> bytes | None:
+    """The next line, or b"" for one that was too long (and was skipped); None at end of input."""
+    line = stream.readline(MAX_MESSAGE_BYTES + 1)
+    if not line:
+        return None
+    if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+        while True:  # drop the rest of the oversized line without keeping it
+            rest = stream.readline(1 << 20)
+            if not rest or rest.endswith(b"\n"):
+                return b""
+    return line
+
+
+def _answer(server: McpServer, message: Any, send: Callable[[dict[str, Any] | None], None]) -> None:
+    send(server.handle(message))
+
+
+def serve_stdio(
+    server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, workers: int = 4
+) -> None:
+    """Serve one connection on stdin/stdout until stdin ends; tool calls run on a few threads."""
+    reader = stdin or sys.stdin.buffer
+    writer = stdout or sys.stdout.buffer
+    lock = threading.Lock()
+    closed = threading.Event()
+
+    def send(response: dict[str, Any] | None) -> None:
+        if response is None or closed.is_set():
+            return
+        data = orjson.dumps(response) + b"\n"
+        with lock:
+            try:
+                writer.write(data)
+                writer.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                closed.set()  # the client went away; finish quietly
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
+        while not closed.is_set():
+            line = _read_message(reader)
+            if line is None:
+                break
+            if not line.strip():
+                if line == b"":
+                    send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                continue
+            try:
+                message = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
+                continue
+            if isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message:
+                pool.submit(_answer, server, message, send)
+            else:
+                send(server.handle(message))
