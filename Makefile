@@ -28,6 +28,9 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m nox --no-venv -s bench
 
+fuzz: $(STAMP)
+	$(PY) -m nox --no-venv -s fuzz
+
 golden: $(STAMP)
 	$(PY) -m nox --no-venv -s golden
 

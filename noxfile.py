@@ -61,3 +61,11 @@ def bench(session: nox.Session) -> None:
     """Print the benchmark figures (never part of the tests)."""
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
     session.run("python", "benchmarks/files.py", *session.posargs)
+    session.run("python", "benchmarks/serve.py", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """A long schemathesis run against the HTTP façade (TOOLPROOF_FUZZ_EXAMPLES per operation)."""
+    examples = session.env.get("TOOLPROOF_FUZZ_EXAMPLES", "1000")
+    session.run("pytest", "tests/runtime/test_http_fuzz.py", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})

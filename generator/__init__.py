@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Contract", "Drift", "Level", "Problem", "Project", "__version__", "load_project"]
 
-__version__ = "0.1.0"
+from runtime.version import __version__
 
 _HOMES = {
     "Contract": "generator.model",

@@ -1,4 +1,4 @@
-"""The ``toolproof`` command: gen, lint, export, call, skills, toolsets.
+"""The ``toolproof`` command: gen, lint, export, call, serve, conform, skills, toolsets.
 
 Heavy modules (Jinja, YAML, the runtime) are imported inside the commands that
 need them, so ``toolproof call`` starts without the generator's weight.
@@ -244,6 +244,61 @@ def serve_mcp(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str 
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     serve_stdio(McpServer(_runtime_or_exit(workspace, skills, toolset), toolset=toolset))
+
+
+@serve.command("http")
+@_roots
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+def serve_http(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None, host: str, port: int) -> None:
+    """Serve POST /tools/{name} and GET /openapi.json with uvicorn."""
+    import uvicorn
+
+    from runtime.http_app import HttpApp
+
+    app = HttpApp(_runtime_or_exit(workspace, skills, toolset))
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+@cli.command()
+@click.option(
+    "--mcp",
+    "command",
+    required=True,
+    help='Starts the server under test, e.g. "toolproof serve mcp --workspace {workspace} --skills {skills}".',
+)
+@click.option("--tool", "tools", multiple=True, help="Only this tool's examples (repeatable).")
+@click.option("--toolset", default=None, help="Only the examples of this tool set.")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write a JUnit XML report here.")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64), help="Servers run at once.")
+@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1), help="Seconds per answer.")
+def conform(
+    command: str, tools: tuple[str, ...], toolset: str | None, junit: Path | None, jobs: int, timeout: float
+) -> None:
+    """Replay every contract example against an MCP server; exit 1 naming each example that fails.
+
+    For each example the server is started afresh with COMMAND, where {workspace},
+    {skills} and {dir} name the example's test folder; a "--flag {workspace}"
+    pair is repeated for each workspace the example allows.
+    """
+    from runtime.conform import Outcome, run_conformance, write_junit
+    from runtime.spec import load_specs
+
+    specs = [s for s in load_specs() if (not tools or s.name in tools) and (toolset is None or toolset in s.toolsets)]
+    if not specs:
+        raise click.UsageError("no tool matches the selection")
+
+    def report(outcome: Outcome) -> None:
+        line = f"{'PASS' if outcome.passed else 'FAIL'} {outcome.tool}: {outcome.example}"
+        click.echo(line if outcome.passed else f"{line}\n    {outcome.detail}")
+
+    outcomes = run_conformance(command, specs, jobs=jobs, timeout=timeout, report=report)
+    if junit is not None:
+        write_junit(outcomes, junit)
+    failed = [o for o in outcomes if not o.passed]
+    click.echo(f"{len(outcomes) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        sys.exit(1)
 
 
 @cli.command()

@@ -9,9 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.naming import class_name, module_name
+from generator.naming import class_name, is_identifier, module_name
 from generator.pytypes import TypeBuilder, TypedDictDef
 from generator.source import Source
+from runtime.errors import http_status
 from runtime.registry import default_handler_ref
 from runtime.template import Template
 
@@ -38,6 +39,7 @@ class ErrorModel:
     message: str
     hint: str | None
     params: tuple[Param, ...]
+    status: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,10 @@ class Contract:
             "annotations": dict(self.annotations),
             "input": self.input_schema,
             "output": self.output_schema,
-            "errors": {e.code: {"message": e.message, **({"hint": e.hint} if e.hint else {})} for e in self.errors},
+            "errors": {
+                e.code: {"message": e.message, **({"hint": e.hint} if e.hint else {}), "status": e.status}
+                for e in self.errors
+            },
             "render": dict(self.render),
             **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
             **({"dynamic_enums": dict(self.dynamic_enums)} if self.dynamic_enums else {}),
@@ -136,7 +141,9 @@ def build_contract(source: Source) -> Contract:
     for code, entry in data["errors"].items():
         names = dict.fromkeys(Template(entry["message"]).fields)
         params = tuple(Param(n, _param_annotation(n, entry, data["input"], types)) for n in names)
-        errors.append(ErrorModel(code, code, entry["message"], entry.get("hint"), params))
+        status = entry.get("status", http_status(code))
+        function = code if is_identifier(code) else code + "_"
+        errors.append(ErrorModel(code, function, entry["message"], entry.get("hint"), params, status))
     return Contract(
         name=data["name"],
         module=module,

@@ -21,6 +21,7 @@ from generator.artifacts import json_schemas, vectors
 from generator.exports import DEFINITION_FORMATS, Exported, export_definitions
 from generator.losses import Loss
 from generator.model import Contract
+from generator.openapi import openapi_document
 from generator.typescript import typescript_declarations
 
 __all__ = [
@@ -248,6 +249,10 @@ def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | N
             own,
         )
         json_files[f"{GENERATED}/exports/vectors/{c.module}.json"] = (dump_json(vectors(c)), own)
+    json_files[f"{GENERATED}/openapi.json"] = (
+        dump_json(openapi_document(contracts, enums, _version())),
+        all_sources,
+    )
     for fmt, per_set in exports.items():
         report: dict[str, Any] = {}
         for name, exported in per_set.items():

@@ -8,6 +8,7 @@ from runtime.dispatch import Runtime
 from runtime.errors import RegistryError, ToolError, ToolproofError
 from runtime.files import Directory, FileAccessError, OpenFile
 from runtime.result import ErrorInfo, ToolResult
+from runtime.version import __version__
 
 __all__ = [
     "AuditRecord",
@@ -22,4 +23,5 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "ToolproofError",
+    "__version__",
 ]

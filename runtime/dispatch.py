@@ -207,13 +207,17 @@ class Runtime:
         gate = self.gate(name) if self._gates else None
         document = None
         if gate is not None:
-            if gate.is_document_read(args):
-                document = gate.document()
-            else:
-                verdict = gate.check(args, session)
-                if verdict != "ok":
-                    code = gate.spec.missing_error if verdict == "missing" else gate.spec.invalid_error
-                    return self._error(spec, code, {})
+            try:
+                if gate.is_document_read(args):
+                    document = gate.document()
+                else:
+                    verdict = gate.check(args, session)
+                    if verdict != "ok":
+                        code = gate.spec.missing_error if verdict == "missing" else gate.spec.invalid_error
+                        return self._error(spec, code, {})
+            except Exception:
+                _log.exception("the skill gate of %s failed", name)
+                return self._error(spec, INTERNAL_ERROR, {})
         try:
             output = tool.handler(
                 args, ToolContext(name, session, self.workspace, self.skills, self.audit, self.catalog, document)

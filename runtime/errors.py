@@ -30,6 +30,7 @@ __all__ = [
     "StandardError",
     "ToolError",
     "ToolproofError",
+    "http_status",
 ]
 
 INVALID_ARGUMENTS: Final = "invalid_arguments"
@@ -43,23 +44,49 @@ class StandardError:
 
     message: str
     hint: str
+    status: int
 
 
 STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
     INVALID_ARGUMENTS: StandardError(
         message="Invalid arguments: {detail}",
         hint="Correct the argument named in the message and call the tool again.",
+        status=422,
     ),
     UNKNOWN_TOOL: StandardError(
         message="Unknown tool '{tool}'. Available tools: {available}.",
         hint="Call one of the available tools by its exact name.",
+        status=404,
     ),
     INTERNAL_ERROR: StandardError(
         message="The tool failed with an internal error. The failure has been logged.",
         hint="Try the call again later, or continue without this tool.",
+        status=500,
     ),
 }
 """Codes every contract inherits, with their message templates."""
+
+
+_FORBIDDEN_WORDS: Final = ("permission", "denied", "outside", "traversal", "token")
+
+
+def http_status(code: str) -> int:
+    """The HTTP status a catalogued code is served with, unless its contract says otherwise.
+
+    ``*not_found*`` is 404; permission, denial, escapes and skill tokens are 403;
+    ``*too_large*`` is 413; the standard codes have their own; the rest is 422
+    (the request was understood and refused).
+    """
+    standard = STANDARD_ERRORS.get(code)
+    if standard is not None:
+        return standard.status
+    if "not_found" in code:
+        return 404
+    if any(word in code for word in _FORBIDDEN_WORDS):
+        return 403
+    if "too_large" in code:
+        return 413
+    return 422
 
 
 class ToolproofError(Exception):

@@ -147,6 +147,7 @@ class SkillGate:
         given = args.get(self.spec.token_argument)
         if not given:
             return "missing"
-        if not isinstance(given, str) or not hmac.compare_digest(given, self.token(session)):
+        # Bytes, not str: compare_digest refuses non-ASCII strings, and a model can send anything.
+        if not isinstance(given, str) or not hmac.compare_digest(given.encode("utf-8"), self.token(session).encode()):
             return "invalid"
         return "ok"

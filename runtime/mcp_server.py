@@ -22,7 +22,6 @@ import secrets
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Final
 
@@ -30,6 +29,7 @@ import orjson
 
 from runtime.dispatch import Runtime
 from runtime.spec import generated_dir
+from runtime.version import __version__
 
 __all__ = [
     "ERROR_META_KEY",
@@ -53,15 +53,6 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600,
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 _VERSION_META = "io.modelcontextprotocol/protocolVersion"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("toolproof")
-    except Exception:  # not installed as a distribution
-        return "0"
 
 
 def _listing(runtime: Runtime, toolset: str | None) -> list[dict[str, Any]]:
@@ -91,7 +82,7 @@ class McpServer:
         self.protocol_version: str | None = None
         self._tools = _listing(runtime, toolset)
         self._names = {tool["name"] for tool in self._tools}
-        self._info = {"name": "toolproof", "version": _version()}
+        self._info = {"name": "toolproof", "version": __version__}
         self._capabilities = {"tools": {"listChanged": False}}
 
     def handle(self, message: Any) -> dict[str, Any] | None:
@@ -208,14 +199,13 @@ def _read_message(stream: BinaryIO) -> bytes | None:
     return line
 
 
-def _answer(server: McpServer, message: Any, send: Callable[[dict[str, Any] | None], None]) -> None:
-    send(server.handle(message))
+def serve_stdio(server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """Serve one connection on stdin/stdout until stdin ends.
 
-
-def serve_stdio(
-    server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, workers: int = 4
-) -> None:
-    """Serve one connection on stdin/stdout until stdin ends; tool calls run on a few threads."""
+    Messages are answered in order, each as soon as it is read: every tool call
+    is bounded (size caps, no blocking opens), and a thread hop per call would
+    cost more than most calls take.
+    """
     reader = stdin or sys.stdin.buffer
     writer = stdout or sys.stdout.buffer
     lock = threading.Lock()
@@ -232,21 +222,17 @@ def serve_stdio(
             except (BrokenPipeError, ValueError, OSError):
                 closed.set()  # the client went away; finish quietly
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
-        while not closed.is_set():
-            line = _read_message(reader)
-            if line is None:
-                break
-            if not line.strip():
-                if line == b"":
-                    send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
-                continue
-            try:
-                message = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
-                continue
-            if isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message:
-                pool.submit(_answer, server, message, send)
-            else:
-                send(server.handle(message))
+    while not closed.is_set():
+        line = _read_message(reader)
+        if line is None:
+            break
+        if not line.strip():
+            if line == b"":
+                send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+            continue
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
+            continue
+        send(server.handle(message))

@@ -27,6 +27,8 @@ class ErrorSpec:
     code: str
     message: Template
     hint: str | None
+    status: int
+    """HTTP status when served over HTTP."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +62,11 @@ class ToolSpec:
         The standard errors are added to the catalogue, so every code a call
         can produce is found in ``errors``.
         """
-        errors = {code: ErrorSpec(code, Template(std.message), std.hint) for code, std in STANDARD_ERRORS.items()}
+        errors = {
+            code: ErrorSpec(code, Template(std.message), std.hint, std.status) for code, std in STANDARD_ERRORS.items()
+        }
         for code, entry in data["errors"].items():
-            errors[code] = ErrorSpec(code, Template(entry["message"]), entry.get("hint"))
+            errors[code] = ErrorSpec(code, Template(entry["message"]), entry.get("hint"), entry.get("status", 422))
         return cls(
             name=data["name"],
             module=data["module"],

@@ -35,6 +35,11 @@ def test_tokens_are_bound_to_the_session(folder: Path) -> None:
     assert gate.check({"token": ""}, "a") == "missing"
 
 
+@pytest.mark.parametrize("token", ["é", ", ", "\x00", "🚀" * 40, "0" * 10_000])
+def test_any_string_is_checked_without_raising(folder: Path, token: str) -> None:
+    assert SkillGate(SPEC, b"secret", folder).check({"token": token}, "s") == "invalid"
+
+
 def test_a_change_to_the_skill_md_invalidates_earlier_tokens(folder: Path) -> None:
     gate = SkillGate(SPEC, b"secret", folder)
     before = gate.token("s")

@@ -1,0 +1,283 @@
+"""Hold any MCP server to the contracts: replay every example against a fresh server process.
+
+For each example: a fresh test folder with the example's fixtures, the server
+started by the given command (``{workspace}``, ``{skills}`` and ``{dir}`` are
+replaced by the test folder's roots), the ``initialize`` handshake, the call,
+and the result checked against the example. The server is started with
+``TOOLPROOF_GATE_SECRET=toolproof-conformance``; a gated tool gets its token
+the way a client would, by reading its SKILL.md first.
+
+A catalogued error code is read from ``_meta["dev.toolproof/error"]`` when the
+server sends it; a server that does not is held to the example's message and
+text instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import hmac
+import json
+import os
+import queue
+import shlex
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Final
+from xml.etree import ElementTree
+
+from runtime.conformance import CONFORMANCE_SECRET, TEST_DIR, ExampleFailure, check_expectation, substitute
+from runtime.fixtures import lay_fixtures
+from runtime.mcp_server import ERROR_META_KEY, HANDSHAKE_VERSIONS
+from runtime.result import ErrorInfo, ToolResult
+from runtime.spec import ToolSpec
+
+__all__ = ["Outcome", "run_conformance", "write_junit"]
+
+TIMEOUT: Final = 30.0
+_PR_CAPBSET_DROP: Final = 24
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One example against the server: passed or not, and why."""
+
+    tool: str
+    example: str
+    passed: bool
+    detail: str
+    seconds: float
+
+
+class _ServerError(Exception):
+    """The server broke the protocol, timed out or exited."""
+
+
+class _Connection:
+    """A newline-JSON-RPC client over a server process's pipes, with deadlines."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], drop_dac: bool) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            preexec_fn=_drop_dac_in_child if drop_dac else None,
+        )
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._next_id = 0
+        threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
+
+    def _pump(self, stream: IO[bytes] | None) -> None:
+        assert stream is not None
+        for line in stream:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        self._write({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
+
+    def request(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
+        self._next_id += 1
+        request_id = self._next_id
+        self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.001))
+            except queue.Empty:
+                raise _ServerError(f"no answer to {method} within {timeout:.0f} s") from None
+            if line is None:
+                raise _ServerError(f"the server exited before answering {method}{self._stderr_tail()}")
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise _ServerError(f"the server wrote a line that is not JSON: {line[:200]!r}") from None
+            if isinstance(message, dict) and "method" in message and "id" in message:
+                self._write(
+                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "not supported"}}
+                )
+                continue
+            if isinstance(message, dict) and message.get("id") == request_id:
+                if "error" in message:
+                    raise _ServerError(f"{method} failed: {message['error']}")
+                return message.get("result")
+
+    def _write(self, message: Mapping[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _ServerError(f"the server closed its input{self._stderr_tail()}") from None
+
+    def _stderr_tail(self) -> str:
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-400:].decode("utf-8", "replace").strip()
+        return f" (stderr: {tail})" if tail else ""
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._stderr.close()
+
+
+def _drop_dac_in_child() -> None:
+    """In the server's process, before exec: root loses the power to ignore file permissions."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+
+def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path) -> list[str]:
+    """The command's words with the roots put in; a ``--flag {workspace}`` pair repeats per workspace."""
+    words = shlex.split(command)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if i + 1 < len(words) and words[i + 1] == "{workspace}" and word.startswith("-"):
+            for root in workspaces:
+                out += [word, str(root)]
+            i += 2
+            continue
+        first = str(workspaces[0]) if workspaces else str(dir_ / "workspace")
+        out.append(word.replace("{workspace}", first).replace("{skills}", str(skills)).replace("{dir}", str(dir_)))
+        i += 1
+    if out and "/" in out[0] and not os.path.isabs(out[0]):
+        out[0] = os.path.abspath(out[0])  # the server starts in the test folder, not here
+    return out
+
+
+def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float) -> str:
+    gate = spec.skill_gate or {}
+    if kind == "valid":
+        result = connection.request(
+            "tools/call", {"name": spec.name, "arguments": {gate["path_argument"]: gate["document"]}}, timeout
+        )
+        token = (result or {}).get("structuredContent", {}).get(gate["token_output"])
+        if not isinstance(token, str):
+            raise _ServerError(f"reading {gate['document']} did not return {gate['token_output']}")
+        return token
+    digest = b"\x00" * 32 if kind == "stale" else hashlib.sha256(b"not the document").digest()
+    message = ("conformance-other" if kind == "other_session" else "conformance").encode() + b"\x00" + digest
+    return hmac.new(CONFORMANCE_SECRET, message, hashlib.sha256).hexdigest()[:32]
+
+
+def _as_result(spec: ToolSpec, raw: Any, expect: Mapping[str, Any]) -> ToolResult:
+    if not isinstance(raw, Mapping):
+        raise _ServerError(f"tools/call returned {raw!r}, not a CallToolResult")
+    text = "".join(part.get("text", "") for part in raw.get("content", []) if isinstance(part, Mapping))
+    if not raw.get("isError"):
+        return ToolResult(spec.name, raw.get("structuredContent"), None, text)
+    meta = (raw.get("_meta") or {}).get(ERROR_META_KEY) or {}
+    code, message = meta.get("code"), meta.get("message")
+    if code is None:  # a server that does not name its codes is held to the message and the text
+        code = expect.get("error", "unknown")
+        message = expect.get("message", text) if expect.get("message", "") in text else text
+    return ToolResult(spec.name, None, ErrorInfo(code, message if message is not None else text), text)
+
+
+def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: float) -> Outcome:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
+        base = Path(tmp).resolve()
+        example = substitute(example, TEST_DIR, str(base))
+        given = example.get("given", {})
+        try:
+            lay_fixtures(base, given.get("files", {}))
+            workspaces = [base / name for name in example.get("workspaces", ["workspace"])]
+            for folder in workspaces:
+                folder.mkdir(exist_ok=True)
+            restricted = os.geteuid() == 0 and any(
+                isinstance(f, Mapping) and "mode" in f
+                for f in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
+            )
+            env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
+            connection = _Connection(_argv(command, base, workspaces, base / "skills"), base, env, restricted)
+            try:
+                connection.request(
+                    "initialize",
+                    {
+                        "protocolVersion": HANDSHAKE_VERSIONS[-1],
+                        "capabilities": {},
+                        "clientInfo": {"name": "toolproof-conform", "version": "1"},
+                    },
+                    timeout,
+                )
+                connection.notify("notifications/initialized")
+                lay_fixtures(base, given.get("after_start", {}))
+                arguments = dict(example["input"])
+                if "skill_token" in example:
+                    arguments[(spec.skill_gate or {})["token_argument"]] = _token(
+                        example["skill_token"], connection, spec, timeout
+                    )
+                raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
+                check_expectation(example["name"], example["expect"], _as_result(spec, raw, example["expect"]))
+            finally:
+                connection.close()
+        except (ExampleFailure, _ServerError, OSError, ValueError) as failure:
+            return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started)
+    return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
+
+
+def run_conformance(
+    command: str,
+    specs: Sequence[ToolSpec],
+    *,
+    jobs: int = 2,
+    timeout: float = TIMEOUT,
+    report: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends."""
+    work = [(spec, example) for spec in specs for example in spec.examples]
+    outcomes: list[Outcome] = []
+    lock = threading.Lock()
+
+    def one(item: tuple[ToolSpec, Mapping[str, Any]]) -> None:
+        outcome = _run_one(command, item[0], item[1], timeout)
+        with lock:
+            outcomes.append(outcome)
+            if report is not None:
+                report(outcome)
+
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        list(pool.map(one, work))
+    order = {(spec.name, example["name"]): i for i, (spec, example) in enumerate(work)}
+    return sorted(outcomes, key=lambda o: order[(o.tool, o.example)])
+
+
+def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:
+    """A JUnit XML report: one test case per example, grouped by tool."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name="toolproof conform",
+        tests=str(len(outcomes)),
+        failures=str(sum(1 for o in outcomes if not o.passed)),
+        time=f"{sum(o.seconds for o in outcomes):.3f}",
+    )
+    for outcome in outcomes:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=outcome.tool, name=outcome.example, time=f"{outcome.seconds:.3f}"
+        )
+        if not outcome.passed:
+            ElementTree.SubElement(case, "failure", message=outcome.detail[:500]).text = outcome.detail
+    ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
