@@ -93,6 +93,32 @@ class _Walker:
     def loss(self, path: Path, keyword: str, action: str, detail: str) -> None:
         self.losses.append(Loss(self.fmt, self.tool, self.which, path, keyword, action, detail))
 
+    def close(self, node: dict[str, Any], path: Path) -> None:
+        """Make an object schema closed, as strict modes require; a map cannot be."""
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict) and extra:
+            self.blockers.append(f"{path or '(root)'}: a map (additionalProperties with a schema)")
+        elif extra is not False:
+            self.loss(path, "additionalProperties", "set to false", _CLOSED)
+        node["additionalProperties"] = False
+
+    def one_of_as_any_of(self, node: dict[str, Any], path: Path) -> None:
+        """Rewrite ``oneOf`` as ``anyOf``, which strict modes take."""
+        if "oneOf" in node:
+            node["anyOf"] = node.pop("oneOf")
+            self.loss(path, "oneOf", "rewritten as anyOf", _ONE_BRANCH)
+
+    def result(self, original: dict[str, Any], rewritten: dict[str, Any]) -> Rewrite:
+        """The strict rewrite, or, when something blocked it, the schema as written and why."""
+        if not self.blockers:
+            return Rewrite(rewritten, True, self.losses)
+        plain = {k: v for k, v in original.items() if k not in _ANNOTATIONS_DROPPED}
+        why = "; ".join(self.blockers)
+        loss = Loss(
+            self.fmt, self.tool, self.which, (), "strict", "exported non-strict", f"cannot be made strict: {why}"
+        )
+        return Rewrite(plain, False, [loss], why)
+
     def to_description(self, node: dict[str, Any], path: Path, keyword: str, why: str) -> None:
         value = node.pop(keyword)
         note = f"{keyword}: {_show(value)}"
@@ -176,9 +202,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             w.to_description(node, path, "format", f"not an OpenAI strict format; {_NO_FORMATS}")
         if isinstance(node.get("pattern"), str) and _LOOKAROUND.search(node["pattern"]):
             w.to_description(node, path, "pattern", f"OpenAI strict mode has no lookaround; {_ENFORCED}")
-        if "oneOf" in node:
-            node["anyOf"] = node.pop("oneOf")
-            w.loss(path, "oneOf", "rewritten as anyOf", _ONE_BRANCH)
+        w.one_of_as_any_of(node, path)
         if "allOf" in node:
             parts = node.pop("allOf")
             if len(parts) == 1 and isinstance(parts[0], dict):
@@ -193,17 +217,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             w.blockers.append(f"{path or '(root)'}: an array without typed items")
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:
-            extra = node.get("additionalProperties")
-            if isinstance(extra, dict) and extra:
-                w.blockers.append(f"{path or '(root)'}: a map (additionalProperties with a schema)")
-            elif extra is not False:
-                w.loss(
-                    path,
-                    "additionalProperties",
-                    "set to false",
-                    _CLOSED,
-                )
-            node["additionalProperties"] = False
+            w.close(node, path)
             props: dict[str, Any] = node.setdefault("properties", {})
             required = set(node.get("required", ()))
             for name in props:
@@ -218,13 +232,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             node["required"] = list(props)
         return node
 
-    rewritten = visit(copy.deepcopy(schema), ())
-    if w.blockers:
-        plain = {k: v for k, v in schema.items() if k not in _ANNOTATIONS_DROPPED}
-        why = "; ".join(w.blockers)
-        loss = Loss(fmt, tool, "input", (), "strict", "exported non-strict", f"cannot be made strict: {why}")
-        return Rewrite(plain, False, [loss], why)
-    return Rewrite(rewritten, True, w.losses)
+    return w.result(schema, visit(copy.deepcopy(schema), ()))
 
 
 def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
@@ -254,35 +262,17 @@ def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             w.to_description(node, path, "format", "not among Anthropic's strict formats")
         if isinstance(node.get("pattern"), str) and (_LOOKAROUND.search(node["pattern"]) or "\\b" in node["pattern"]):
             w.to_description(node, path, "pattern", "Anthropic strict regexes have no lookaround or \\b")
-        if "oneOf" in node:
-            node["anyOf"] = node.pop("oneOf")
-            w.loss(path, "oneOf", "rewritten as anyOf", _ONE_BRANCH)
+        w.one_of_as_any_of(node, path)
         if "enum" in node and any(isinstance(v, (dict, list)) for v in node["enum"]):
             w.blockers.append(f"{path or '(root)'}: an enum of objects or arrays")
         if "$ref" in node and not str(node["$ref"]).startswith("#"):
             w.blockers.append(f"{path or '(root)'}: a non-local $ref")
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:
-            extra = node.get("additionalProperties")
-            if isinstance(extra, dict) and extra:
-                w.blockers.append(f"{path or '(root)'}: a map (additionalProperties with a schema)")
-            elif extra is not False:
-                w.loss(
-                    path,
-                    "additionalProperties",
-                    "set to false",
-                    _CLOSED,
-                )
-            node["additionalProperties"] = False
+            w.close(node, path)
         return node
 
-    rewritten = visit(copy.deepcopy(schema), ())
-    if w.blockers:
-        plain = {k: v for k, v in schema.items() if k not in _ANNOTATIONS_DROPPED}
-        why = "; ".join(w.blockers)
-        loss = Loss("anthropic", tool, "input", (), "strict", "exported non-strict", f"cannot be made strict: {why}")
-        return Rewrite(plain, False, [loss], why)
-    return Rewrite(rewritten, True, w.losses)
+    return w.result(schema, visit(copy.deepcopy(schema), ()))
 
 
 def gemini_json_schema(schema: dict[str, Any], tool: str, which: str) -> Rewrite:

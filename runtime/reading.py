@@ -51,26 +51,40 @@ def read_text(
         FileAccessError: the path is refused or cannot be read.
         DecodeError: the content is not text this caller accepts.
     """
-    start = time.perf_counter()
-    resolved = f"{root.real}/{user_path}"
-    size = 0
-    try:
-        with root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened:
-            resolved = opened.path
-            data = opened.read_all(max_bytes)
-            size = len(data)
-            decoded = decode(data, utf8_only=utf8_only)
-            result = TextFile(opened.relpath, opened.path, size, opened.stat.st_mtime, decoded)
-    except (FileAccessError, DecodeError) as exc:
-        _audit(ctx, resolved, exc.reason, size, start)
-        raise
-    _audit(ctx, resolved, "ok", size, start)
+    with (
+        _Audit(ctx, root, user_path) as audit,
+        root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened,
+    ):
+        audit.path = opened.path
+        data = opened.read_all(max_bytes)
+        audit.bytes = len(data)
+        result = TextFile(
+            opened.relpath, opened.path, len(data), opened.stat.st_mtime, decode(data, utf8_only=utf8_only)
+        )
     return result
 
 
-def _audit(ctx: ToolContext, path: str, outcome: str, size: int, start: float) -> None:
-    elapsed = (time.perf_counter() - start) * 1000
-    ctx.audit(AuditRecord(ctx.tool, ctx.session, path, outcome, size, elapsed))
+class _Audit:
+    """Times one file access and records its outcome on leaving, before any content is returned."""
+
+    def __init__(self, ctx: ToolContext, root: Directory, user_path: str) -> None:
+        self.ctx = ctx
+        self.path = f"{root.real}/{user_path}"
+        self.bytes = 0
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> _Audit:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if exc is None:
+            outcome = "ok"
+        elif isinstance(exc, (FileAccessError, DecodeError)):
+            outcome = exc.reason
+        else:
+            return
+        elapsed = (time.perf_counter() - self.started) * 1000
+        self.ctx.audit(AuditRecord(self.ctx.tool, self.ctx.session, self.path, outcome, self.bytes, elapsed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,67 +206,62 @@ def read_lines(
         FileAccessError: the path is refused, cannot be read, or is over ``max_bytes``.
         DecodeError: binary content, or not UTF-8 when ``utf8_only``.
     """
-    started = time.perf_counter()
-    resolved = f"{root.real}/{user_path}"
-    read = 0
-    try:
-        with root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened:
-            resolved = opened.path
-            st = opened.stat
-            if st.st_size > max_bytes:
-                raise FileAccessError(
-                    "too_large", user_path, f"the file is {st.st_size} bytes; the limit is {max_bytes}"
-                )
-            head = os.pread(opened.fd, _HEAD, 0)
-            codec, bom = _head_encoding(head, utf8_only)
-            if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
-                decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
-                codec, bom = decoded.encoding, decoded.bom
-                read = st.st_size
-                chosen, total = _window_from_text(decoded.text, start, limit)
-                window_lines, more, cut = chosen, start + len(chosen) - 1 < total, frozenset[int]()
-                newline = decoded.newline
-            else:
-                terminator = b"\r" if b"\n" not in head and b"\r" in head else b"\n"
-                per_line = max_line_chars * 4 if max_line_chars is not None else max_bytes + 1
-                window = read_window(
-                    opened.fd,
-                    size=st.st_size,
-                    start=start,
-                    limit=limit,
-                    max_line_bytes=per_line,
-                    count_total=True,
-                    terminator=terminator,
-                    identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
-                )
-                read = window.bytes_read
-                raw = window.lines
-                if bom and start == 1 and raw:
-                    raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
-                window_lines = _decode_lines(raw, window.cut, terminator, utf8_only)
-                total = window.total if window.total is not None else start + len(window_lines) - 1
-                more = bool(window.more)
-                cut = frozenset(window.cut)
-                newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
-            if max_line_chars is not None and window_lines and max(map(len, window_lines)) > max_line_chars:
-                cut = cut | {i for i, line in enumerate(window_lines) if len(line) > max_line_chars}
-                window_lines = [line[:max_line_chars] for line in window_lines]
-            result = LineWindow(
-                opened.relpath,
-                opened.path,
-                st.st_size,
-                st.st_mtime,
-                start,
-                window_lines,
-                total,
-                more,
-                cut,
-                codec.replace("_", "-"),
-                bom,
-                newline,
-            )
-    except (FileAccessError, DecodeError) as exc:
-        _audit(ctx, resolved, exc.reason, read, started)
-        raise
-    _audit(ctx, resolved, "ok", read, started)
+    with (
+        _Audit(ctx, root, user_path) as audit,
+        root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened,
+    ):
+        audit.path = opened.path
+        st = opened.stat
+        if st.st_size > max_bytes:
+            raise FileAccessError("too_large", user_path, f"the file is {st.st_size} bytes; the limit is {max_bytes}")
+        head = os.pread(opened.fd, _HEAD, 0)
+        codec, bom = _head_encoding(head, utf8_only)
+        if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
+            decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
+            audit.bytes = st.st_size
+            lines, total = _window_from_text(decoded.text, start, limit)
+            more, cut = start + len(lines) - 1 < total, frozenset[int]()
+            codec, bom, newline = decoded.encoding, decoded.bom, decoded.newline
+        else:
+            per_line = max_line_chars * 4 if max_line_chars is not None else max_bytes + 1
+            lines, total, more, cut, read = _utf8_window(opened.fd, st, head, bom, start, limit, per_line, utf8_only)
+            audit.bytes = read
+            newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
+        if max_line_chars is not None and lines and max(map(len, lines)) > max_line_chars:
+            cut = cut | {i for i, line in enumerate(lines) if len(line) > max_line_chars}
+            lines = [line[:max_line_chars] for line in lines]
+        encoding = codec.replace("_", "-")
+        result = LineWindow(
+            opened.relpath, opened.path, st.st_size, st.st_mtime, start, lines, total, more, cut, encoding, bom, newline
+        )
     return result
+
+
+def _utf8_window(
+    fd: int,
+    st: os.stat_result,
+    head: bytes,
+    bom: bool,
+    start: int,
+    limit: int,
+    per_line: int,
+    utf8_only: bool,
+) -> tuple[list[str], int, bool, frozenset[int], int]:
+    """(lines, total, more, cut, bytes read) of a UTF-8 file, scanned in place."""
+    terminator = b"\r" if b"\n" not in head and b"\r" in head else b"\n"
+    window = read_window(
+        fd,
+        size=st.st_size,
+        start=start,
+        limit=limit,
+        max_line_bytes=per_line,
+        count_total=True,
+        terminator=terminator,
+        identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+    )
+    raw = window.lines
+    if bom and start == 1 and raw:
+        raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
+    lines = _decode_lines(raw, window.cut, terminator, utf8_only)
+    total = window.total if window.total is not None else start + len(lines) - 1
+    return lines, total, bool(window.more), frozenset(window.cut), window.bytes_read
