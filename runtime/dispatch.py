@@ -219,9 +219,7 @@ class Runtime:
                 _log.exception("the skill gate of %s failed", name)
                 return self._error(spec, INTERNAL_ERROR, {})
         try:
-            output = tool.handler(
-                args, ToolContext(name, session, self.workspace, self.skills, self.audit, self.catalog, document)
-            )
+            output = tool.handler(args, self.context(name, session, document))
             if gate is not None and document is not None:
                 output = {**output, gate.spec.token_output: gate.token(session)}
         except ToolError as exc:
