@@ -13,8 +13,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
-import yaml
-
 __all__ = ["SkillDocument", "parse_skill", "spec_problems", "strip_frontmatter"]
 
 _FENCE = re.compile(r"^---[ \t]*$")
@@ -24,11 +22,6 @@ _XML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
 _UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
 _KNOWN_FIELDS: Final = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 _RESERVED: Final = ("anthropic", "claude")
-
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment,unused-ignore]
-except AttributeError:  # PyYAML without libyaml
-    _Loader = yaml.SafeLoader
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +61,11 @@ def strip_frontmatter(text: str) -> str:
 
 
 def _load(lines: list[str]) -> tuple[Any, str | None]:
+    import yaml  # only when a SKILL.md is parsed: it costs a tenth of start-up
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load("\n".join(lines) + "\n", Loader=_Loader), None
+        return yaml.load("\n".join(lines) + "\n", Loader=loader), None
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0]
     quoted = []
@@ -80,7 +76,7 @@ def _load(lines: list[str]) -> tuple[Any, str | None]:
             line = f'{match[1]}: "{value}"'
         quoted.append(line)
     try:
-        return yaml.load("\n".join(quoted) + "\n", Loader=_Loader), "an unquoted value holds ': '; quote it"
+        return yaml.load("\n".join(quoted) + "\n", Loader=loader), "an unquoted value holds ': '; quote it"
     except yaml.YAMLError:
         return None, f"the frontmatter is not valid YAML ({first})"
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +88,7 @@ def default_secret() -> bytes:
     except FileNotFoundError:
         pass
     state.mkdir(parents=True, exist_ok=True)
-    fresh = secrets.token_bytes(32)
+    fresh = os.urandom(32)
     try:
         fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another process made it first

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
+import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -78,7 +78,7 @@ class McpServer:
 
     def __init__(self, runtime: Runtime, *, toolset: str | None = None, session: str | None = None) -> None:
         self.runtime = runtime
-        self.session = session or f"mcp-{secrets.token_hex(8)}"
+        self.session = session or f"mcp-{os.urandom(8).hex()}"
         self.protocol_version: str | None = None
         self._tools = _listing(runtime, toolset)
         self._names = {tool["name"] for tool in self._tools}
