@@ -94,7 +94,7 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
         if exc.reason == "permission_denied":
             raise contract.access_denied(path=path) from None
         if exc.reason == "too_large":
-            size = int(exc.detail.split()[3]) if exc.detail.startswith("the file is ") else MAX_FILE_SIZE_BYTES + 1
+            size = exc.size if exc.size is not None else MAX_FILE_SIZE_BYTES + 1
             raise contract.file_too_large(
                 size=format_file_size(size), max_size=format_file_size(MAX_FILE_SIZE_BYTES)
             ) from None

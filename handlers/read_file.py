@@ -38,11 +38,10 @@ def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, str, bo
     if not roots:
         raise contract.no_allowed_directories()
     try:
-        is_abs, _ = split_user_path(path)
+        is_abs, parts = split_user_path(path)
     except FileAccessError:
         raise contract.outside_allowed(path=path) from None
     if is_abs:
-        _, parts = split_user_path(path)
         for root in sorted(roots, key=lambda r: len(str(r)), reverse=True):
             if _below(parts, root) is not None:
                 return root, path, True

@@ -63,11 +63,13 @@ _DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
 class FileAccessError(ToolproofError):
     """The file layer refused a path or could not read it; ``reason`` says which."""
 
-    def __init__(self, reason: Reason, path: str, detail: str) -> None:
+    def __init__(self, reason: Reason, path: str, detail: str, *, size: int | None = None) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason: Reason = reason
         self.path = path
         self.detail = detail
+        self.size = size
+        """For ``too_large``: the size found, when known."""
 
 
 def _kind(mode: int) -> str:
@@ -151,7 +153,10 @@ class OpenFile:
         """
         if self.stat.st_size > cap:
             raise FileAccessError(
-                "too_large", self.relpath, f"the file is {self.stat.st_size} bytes; the limit is {cap}"
+                "too_large",
+                self.relpath,
+                f"the file is {self.stat.st_size} bytes; the limit is {cap}",
+                size=self.stat.st_size,
             )
         chunks: list[bytes] = []
         total = 0

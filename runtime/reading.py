@@ -213,7 +213,8 @@ def read_lines(
         audit.path = opened.path
         st = opened.stat
         if st.st_size > max_bytes:
-            raise FileAccessError("too_large", user_path, f"the file is {st.st_size} bytes; the limit is {max_bytes}")
+            detail = f"the file is {st.st_size} bytes; the limit is {max_bytes}"
+            raise FileAccessError("too_large", user_path, detail, size=st.st_size)
         head = os.pread(opened.fd, _HEAD, 0)
         codec, bom = _head_encoding(head, utf8_only)
         if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
