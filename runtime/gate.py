@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,7 @@ class SkillGate:
         self._stamp: tuple[int, int, int] | None = None
         self._text = ""
         self._digest = b""
+        self._lock = threading.Lock()  # HTTP hosts check tokens on several threads
 
     @property
     def has_secret(self) -> bool:
@@ -120,20 +122,24 @@ class SkillGate:
 
     def document(self) -> str:
         """The SKILL.md's current text (re-read when the file changed)."""
+        return self._current()[0]
+
+    def _current(self) -> tuple[str, bytes]:
+        """(text, sha256) of the SKILL.md as it is now, read again only when its file changed."""
         st = os.stat(self._path)
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-        if stamp != self._stamp:
-            data = self._path.read_bytes()
-            self._text = data.decode("utf-8")
-            self._digest = hashlib.sha256(data).digest()
-            self._stamp = stamp
-        return self._text
+        with self._lock:
+            if stamp != self._stamp:
+                data = self._path.read_bytes()
+                self._text = data.decode("utf-8")
+                self._digest = hashlib.sha256(data).digest()
+                self._stamp = stamp
+            return self._text, self._digest
 
     def token(self, session: str | None, *, digest: bytes | None = None) -> str:
         """The token for ``session`` and the current SKILL.md (or the given content digest)."""
         if digest is None:
-            self.document()
-            digest = self._digest
+            digest = self._current()[1]
         message = (session or "").encode("utf-8") + b"\x00" + digest
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
 

@@ -33,23 +33,29 @@ _CACHE_SIZE: Final = 128
 
 @dataclass(slots=True)
 class LineIndex:
-    """Per-chunk checkpoints of one file: ``positions[i]`` starts inside line ``lines[i]``."""
+    """Per-chunk checkpoints of one file: ``positions[i]`` starts inside line ``lines[i]``.
+
+    Shared by every thread reading the same file (an HTTP host reads on
+    several), so checkpoints are read and written under a lock.
+    """
 
     positions: list[int] = field(default_factory=lambda: [0])
     lines: list[int] = field(default_factory=lambda: [1])
     total: int | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def seek(self, line: int) -> tuple[int, int]:
         """The furthest known checkpoint from which ``line``'s start lies ahead: (offset, line there)."""
-        i = bisect.bisect_left(self.lines, line) - 1
-        i = max(i, 0)
-        return self.positions[i], self.lines[i]
+        with self._lock:
+            i = max(bisect.bisect_left(self.lines, line) - 1, 0)
+            return self.positions[i], self.lines[i]
 
     def record(self, position: int, line: int) -> None:
         """Remember a checkpoint past the last one (positions only grow)."""
-        if position > self.positions[-1]:
-            self.positions.append(position)
-            self.lines.append(line)
+        with self._lock:
+            if position > self.positions[-1]:
+                self.positions.append(position)
+                self.lines.append(line)
 
 
 _cache: OrderedDict[tuple[int, int, int, int], LineIndex] = OrderedDict()

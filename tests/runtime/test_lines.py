@@ -160,3 +160,29 @@ def test_a_repeat_of_a_known_file_skips_to_its_checkpoint(tmp_path: Path) -> Non
     assert first.lines == again.lines == [b"line %d" % i for i in range(149_999, 150_009)]
     assert first.total == again.total == 200_000
     assert again.bytes_read < first.bytes_read
+
+
+def test_threads_sharing_one_cached_index_read_the_same_windows(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "shared"
+    path.write_bytes(b"".join(b"line %d\n" % i for i in range(300_000)))
+    st_ = path.stat()
+    identity = (st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns)
+    clear_index_cache()
+    wrong: list[int] = []
+
+    def reader(seed: int) -> None:
+        for k in range(15):
+            start = 1 + (seed * 7919 + k * 104_729) % 299_000
+            window = _window(path, start=start, limit=3, max_line_bytes=100, count_total=k % 2 == 0, identity=identity)
+            if window.lines != [b"line %d" % (start - 1 + j) for j in range(3)]:
+                wrong.append(start)
+
+    threads = [threading.Thread(target=reader, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert wrong == []
