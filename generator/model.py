@@ -59,6 +59,7 @@ class Contract:
     output_schema: Mapping[str, Any]
     errors: tuple[ErrorModel, ...]
     render: Mapping[str, str]
+    symlinks: str
     skill_gate: Mapping[str, str] | None
     dynamic_enums: Mapping[str, str]
     metadata: Mapping[str, Any]
@@ -109,6 +110,7 @@ class Contract:
                 for e in self.errors
             },
             "render": dict(self.render),
+            "symlinks": self.symlinks,
             **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
             **({"dynamic_enums": dict(self.dynamic_enums)} if self.dynamic_enums else {}),
             "metadata": dict(self.metadata),
@@ -158,6 +160,7 @@ def build_contract(source: Source) -> Contract:
         output_schema=data["output"],
         errors=tuple(errors),
         render={**DEFAULT_RENDER, **data.get("render", {})},
+        symlinks=data.get("symlinks", "within_root"),
         skill_gate=data.get("skill_gate"),
         dynamic_enums=data.get("dynamic_enums", {}),
         metadata=data.get("metadata", {}),

@@ -30,7 +30,7 @@ def open_skill(ctx: ToolContext, name: str) -> Directory | None:
     for folder in ctx.skills:
         try:
             with Directory.open(folder) as skills:
-                return skills.open_dir(name)
+                return skills.open_dir(name, symlinks=ctx.symlinks)
         except FileAccessError as exc:
             if exc.reason == "outside_root":
                 raise

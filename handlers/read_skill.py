@@ -22,7 +22,7 @@ def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkil
     if skill is None:
         raise contract.skill_not_found(skill_name=name)
     try:
-        with Directory.open(Path(skill.folder)) as folder, folder.open_dir(name) as skill_dir:
+        with Directory.open(Path(skill.folder)) as folder, folder.open_dir(name, symlinks=ctx.symlinks) as skill_dir:
             for file_name in SKILL_FILES:
                 try:
                     text = read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from runtime.files import SymlinkPolicy
     from runtime.skills import SkillCatalog
 
 __all__ = ["AuditRecord", "AuditSink", "ToolContext", "log_audit"]
@@ -57,3 +58,5 @@ class ToolContext:
     """The skills discovered at start-up, for tools that offer them by name."""
     document: str | None = None
     """For a gated tool: the text of its SKILL.md when this call reads it."""
+    symlinks: SymlinkPolicy = "within_root"
+    """The contract's policy for symbolic links that stay inside an allowed folder."""

@@ -167,7 +167,9 @@ class Runtime:
 
     def context(self, tool: str, session: str | None = None, document: str | None = None) -> ToolContext:
         """The context a handler of ``tool`` receives for a call in ``session``."""
-        return ToolContext(tool, session, self.workspace, self.skills, self.audit, self.catalog, document)
+        bound = self._tools.get(tool)
+        symlinks = bound.spec.symlinks if bound is not None else "within_root"
+        return ToolContext(tool, session, self.workspace, self.skills, self.audit, self.catalog, document, symlinks)
 
     def call(
         self,

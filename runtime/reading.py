@@ -42,7 +42,7 @@ def read_text(
     *,
     max_bytes: int,
     utf8_only: bool = False,
-    symlinks: SymlinkPolicy = "within_root",
+    symlinks: SymlinkPolicy | None = None,
     absolute: bool = False,
 ) -> TextFile:
     """Open, read and decode ``user_path`` beneath ``root``, auditing the outcome.
@@ -53,7 +53,7 @@ def read_text(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened,
+        root.open_file(user_path, symlinks=symlinks or ctx.symlinks, absolute=absolute) as opened,
     ):
         audit.path = opened.path
         data = opened.read_all(max_bytes)
@@ -192,7 +192,7 @@ def read_lines(
     max_bytes: int,
     max_line_chars: int | None = None,
     utf8_only: bool = False,
-    symlinks: SymlinkPolicy = "within_root",
+    symlinks: SymlinkPolicy | None = None,
     absolute: bool = False,
 ) -> LineWindow:
     """Read lines ``start`` .. ``start + limit - 1`` of a text file beneath ``root``, and count them all.
@@ -208,7 +208,7 @@ def read_lines(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks, absolute=absolute) as opened,
+        root.open_file(user_path, symlinks=symlinks or ctx.symlinks, absolute=absolute) as opened,
     ):
         audit.path = opened.path
         st = opened.stat

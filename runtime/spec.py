@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.errors import STANDARD_ERRORS, RegistryError
+from runtime.files import SymlinkPolicy
 from runtime.template import Template
 
 __all__ = ["ErrorSpec", "ToolSpec", "load_specs"]
@@ -46,6 +47,7 @@ class ToolSpec:
     errors: Mapping[str, ErrorSpec]
     render_result: Template
     render_error: Template
+    symlinks: SymlinkPolicy
     annotations: Mapping[str, bool]
     toolsets: tuple[str, ...]
     skill_gate: Mapping[str, JSON] | None
@@ -79,6 +81,7 @@ class ToolSpec:
             errors=errors,
             render_result=Template(data["render"]["result"]),
             render_error=Template(data["render"]["error"]),
+            symlinks=data.get("symlinks", "within_root"),
             annotations=data["annotations"],
             toolsets=tuple(data.get("toolsets", ())),
             skill_gate=data.get("skill_gate"),

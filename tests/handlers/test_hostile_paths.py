@@ -257,3 +257,24 @@ def test_swapping_a_file_for_a_symlink_while_reading_never_leaks(
         swapper.join()
     assert set(outcomes) <= {"ok", refusal}, outcomes
     assert outcomes.get("ok", 0) > 0, f"the race never let a safe read through: {outcomes}"
+
+
+def test_a_contract_that_denies_symlinks_refuses_even_those_that_stay_inside(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from runtime.conformance import bound_tool
+    from runtime.registry import BoundTool
+
+    tool = bound_tool("read_file_in_skill")
+    denying = BoundTool.build(replace(tool.spec, symlinks="deny"), tool.handler)
+    skill = tmp_path / "skills" / "calculator"
+    skill.mkdir(parents=True)
+    (skill / "real.txt").write_text("inside\n", encoding="utf-8")
+    (skill / "alias.txt").symlink_to("real.txt")
+    following = Runtime(skills=[tmp_path / "skills"], tools=[tool])
+    refusing = Runtime(skills=[tmp_path / "skills"], tools=[denying])
+    args = {"skill_name": "calculator", "file_path": "alias.txt"}
+
+    assert following.call("read_file_in_skill", args).text == "inside\n"
+    refused = refusing.call("read_file_in_skill", args)
+    assert refused.error is not None and refused.error.code == "path_traversal"
