@@ -22,6 +22,12 @@ except AttributeError:  # PyYAML without libyaml
     _Loader = yaml.SafeLoader
 
 _MAX_DEPTH = 64
+_MAX_NODES = 200_000
+"""More nodes than any contract needs: YAML aliases can expand a small file exponentially."""
+
+
+class _TooManyNodes(Exception):
+    pass
 
 
 @dataclass(slots=True)
@@ -56,12 +62,16 @@ class _Builder:
         self.source = source
         self.problems: list[Problem] = []
         self.constructor = yaml.constructor.SafeConstructor()
+        self.nodes = 0
 
     def _problem(self, node: yaml.Node, message: str) -> None:
         mark = node.start_mark
         self.problems.append(Problem(self.source.path, mark.line + 1, mark.column + 1, message))
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
+        self.nodes += 1
+        if self.nodes > _MAX_NODES:
+            raise _TooManyNodes
         self.source.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if len(path) > _MAX_DEPTH:
             self._problem(node, f"nesting deeper than {_MAX_DEPTH} levels")
@@ -135,4 +145,6 @@ def load_source(path: Path, display: str) -> tuple[Source | None, list[Problem]]
         return None, [Problem(display, 1, 1, f"YAML error: {exc}")]
     except RecursionError:
         return None, [Problem(display, 1, 1, "YAML nesting is too deep (or recursive anchors)")]
+    except _TooManyNodes:
+        return None, [Problem(display, 1, 1, f"the YAML expands to more than {_MAX_NODES} nodes (aliases?)")]
     return source, builder.problems
