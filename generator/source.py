@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from generator.problems import Problem
+from runtime.yamlguard import MAX_DEPTH, too_deep
 
 __all__ = ["JsonPath", "Source", "load_source"]
 
@@ -127,6 +128,8 @@ def load_source(path: Path, display: str) -> tuple[Source | None, list[Problem]]
     except UnicodeDecodeError as exc:
         return None, [Problem(display, 1, 1, f"the file is not UTF-8 (byte {exc.start})")]
     source = Source(display, text, hashlib.sha256(raw).hexdigest())
+    if too_deep(text):
+        return None, [Problem(display, 1, 1, f"the YAML nests more than {MAX_DEPTH} levels deep")]
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:

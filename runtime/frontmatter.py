@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
+from runtime.yamlguard import too_deep
+
 __all__ = ["SkillDocument", "parse_skill", "spec_problems", "strip_frontmatter"]
 
 _FENCE = re.compile(r"^---[ \t]*$")
@@ -63,9 +65,14 @@ def strip_frontmatter(text: str) -> str:
 def _load(lines: list[str]) -> tuple[Any, str | None]:
     import yaml  # only when a SKILL.md is parsed: it costs a tenth of start-up
 
+    text = "\n".join(lines) + "\n"
+    if too_deep(text):
+        return None, "the frontmatter nests too deeply to be read"
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load("\n".join(lines) + "\n", Loader=loader), None
+        return yaml.load(text, Loader=loader), None
+    except RecursionError:
+        return None, "the frontmatter nests too deeply to be read"
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0]
     quoted = []
@@ -77,7 +84,7 @@ def _load(lines: list[str]) -> tuple[Any, str | None]:
         quoted.append(line)
     try:
         return yaml.load("\n".join(quoted) + "\n", Loader=loader), "an unquoted value holds ': '; quote it"
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return None, f"the frontmatter is not valid YAML ({first})"
 
 
