@@ -21,9 +21,7 @@ Path = tuple[str | int, ...]
 
 _OPENAI_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 _ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
-_OPENAI_UNSUPPORTED = (
-    "minLength",
-    "maxLength",
+_NEVER_STRICT = (
     "patternProperties",
     "unevaluatedProperties",
     "propertyNames",
@@ -40,30 +38,11 @@ _OPENAI_UNSUPPORTED = (
     "dependentSchemas",
     "prefixItems",
 )
+"""Keywords neither OpenAI's nor Anthropic's strict mode takes."""
+_OPENAI_UNSUPPORTED = ("minLength", "maxLength", *_NEVER_STRICT)
 _ANTHROPIC_UNSUPPORTED = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "maxItems",
-    "uniqueItems",
-    "contains",
-    "patternProperties",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
-    "prefixItems",
+    *("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    *("minLength", "maxLength", "maxItems", *_NEVER_STRICT),
 )
 _ANNOTATIONS_DROPPED = ("$schema", "$id", "$comment")
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")

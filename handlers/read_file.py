@@ -7,7 +7,6 @@ runtime adds the ``skillToken`` to the output.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Final
 
@@ -16,7 +15,7 @@ from runtime.context import ToolContext
 from runtime.decoding import DecodeError
 from runtime.files import Directory, FileAccessError, split_user_path
 from runtime.gate import BUILTIN_SCHEME
-from runtime.reading import LineWindow, read_lines
+from runtime.reading import LineWindow, read_lines, window_from_text
 
 __all__ = ["handle"]
 
@@ -24,7 +23,6 @@ MAX_FILE_BYTES: Final = 10 * 1024 * 1024
 MAX_LINES: Final = 2000
 MAX_LINE_CHARS: Final = 2000
 CUT_MARK: Final = " [line truncated]"
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _below(parts: list[str], root: Path) -> list[str] | None:
@@ -100,13 +98,6 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
         raise contract.not_utf8(path=path) from None
 
 
-def _document_window(text: str, offset: int, limit: int) -> tuple[list[str], int]:
-    lines = _LINE_BREAK.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines[offset - 1 : offset - 1 + limit], len(lines)
-
-
 def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileOutput:
     """Read ``limit`` lines of ``path`` from ``offset``, as ``N<TAB>line``."""
     path = args["path"]
@@ -115,7 +106,7 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     if path.startswith(BUILTIN_SCHEME):
         if ctx.document is None:  # only the gated SKILL.md is served
             raise contract.outside_allowed(path=path)
-        lines, total = _document_window(ctx.document, offset, limit)
+        lines, total = window_from_text(ctx.document, offset, limit)
         resolved, cut = path, frozenset[int]()
     else:
         window = _read(ctx, path, args.get("cwd"), offset, limit)

@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import IO, Any, Final
 from xml.etree import ElementTree
 
-from runtime.conformance import CONFORMANCE_SECRET, TEST_DIR, ExampleFailure, check_expectation, substitute
+from runtime.conformance import (
+    CONFORMANCE_SECRET,
+    DAC_CAPABILITIES,
+    TEST_DIR,
+    ExampleFailure,
+    check_expectation,
+    substitute,
+)
 from runtime.fixtures import lay_fixtures
 from runtime.mcp_server import ERROR_META_KEY, HANDSHAKE_VERSIONS
 from runtime.result import ErrorInfo, ToolResult
@@ -143,7 +150,7 @@ class _Connection:
 def _drop_dac_in_child() -> None:
     """In the server's process, before exec: root loses the power to ignore file permissions."""
     libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+    for capability in DAC_CAPABILITIES:
         libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
 
 

@@ -31,8 +31,8 @@ class ExampleFailure(AssertionError):
 
 T = TypeVar("T")
 
-_CAP_DAC_OVERRIDE = 1
-_CAP_DAC_READ_SEARCH = 2
+DAC_CAPABILITIES = (1, 2)
+"""CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: what lets root ignore file permissions."""
 
 
 class _CapHeader(ctypes.Structure):
@@ -50,7 +50,7 @@ def _drop_dac_capabilities() -> None:
     data = (_CapData * 2)()
     if libc.capget(ctypes.byref(header), data) != 0:
         raise OSError(ctypes.get_errno(), "capget failed")
-    mask = ~((1 << _CAP_DAC_OVERRIDE) | (1 << _CAP_DAC_READ_SEARCH)) & 0xFFFFFFFF
+    mask = ~sum(1 << cap for cap in DAC_CAPABILITIES) & 0xFFFFFFFF
     data[0].effective &= mask
     data[0].permitted &= mask
     if libc.capset(ctypes.byref(header), data) != 0:

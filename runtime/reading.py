@@ -21,7 +21,7 @@ from runtime.decoding import (
 from runtime.files import Directory, FileAccessError, SymlinkPolicy
 from runtime.lines import read_window
 
-__all__ = ["LineWindow", "TextFile", "read_lines", "read_text"]
+__all__ = ["LineWindow", "TextFile", "read_lines", "read_text", "window_from_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +175,8 @@ def _decode_lines(raw: list[bytes], cut: list[int], terminator: bytes, utf8_only
     return lines
 
 
-def _window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
+def window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
+    """Lines ``start`` .. ``start + limit - 1`` of decoded text (any line ends), and how many lines it has."""
     lines = _LINE_BREAK.split(text)
     if lines and lines[-1] == "":
         lines.pop()
@@ -220,7 +221,7 @@ def read_lines(
         if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
             decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
             audit.bytes = st.st_size
-            lines, total = _window_from_text(decoded.text, start, limit)
+            lines, total = window_from_text(decoded.text, start, limit)
             more, cut = start + len(lines) - 1 < total, frozenset[int]()
             codec, bom, newline = decoded.encoding, decoded.bom, decoded.newline
         else:
