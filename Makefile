@@ -11,7 +11,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -e '.[dev]'
 	# The TypeScript compiler checks the generated .d.ts files in the tests.
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent typescript@$(TYPESCRIPT)
 	touch $(STAMP)

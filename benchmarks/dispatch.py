@@ -17,11 +17,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _harness import Case, print_table, run
 
-from handlers.read_file_in_skill import handle
-from runtime.context import AuditRecord, ToolContext
-from runtime.dispatch import Runtime
-from runtime.registry import BoundTool, bind
-from runtime.spec import load_specs
+from toolproof.handlers.read_file_in_skill import handle
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.audit import AuditRecord
+from toolproof.runtime.registry import BoundTool, bind
+from toolproof.runtime.spec import load_specs
+from toolproof.runtime.toolbox import builtin_runtime
 
 
 def _quiet(record: AuditRecord) -> None:
@@ -55,14 +56,14 @@ def main() -> None:
         (skills / "calculator" / "examples").mkdir(parents=True)
         (skills / "calculator" / "examples" / "basic.py").write_text(_CONTENT, encoding="utf-8")
 
-        (spec,) = load_specs(("read_file_in_skill",))
+        (spec,) = load_specs(modules=("read_file_in_skill",))
         (tool,) = bind([spec], check_extra=False)
         null_tool = BoundTool.build(spec, _null_handler)
         common: dict[str, Any] = {"skills": [skills], "audit": _quiet}
-        on = Runtime(tools=[tool], validate_output=True, **common)
-        off = Runtime(tools=[tool], validate_output=False, **common)
-        null_on = Runtime(tools=[null_tool], validate_output=True, **common)
-        null_off = Runtime(tools=[null_tool], validate_output=False, **common)
+        on = builtin_runtime(tools=[tool], validate_output=True, **common)
+        off = builtin_runtime(tools=[tool], validate_output=False, **common)
+        null_on = builtin_runtime(tools=[null_tool], validate_output=True, **common)
+        null_off = builtin_runtime(tools=[null_tool], validate_output=False, **common)
 
         args = {"skill_name": "calculator", "file_path": "examples/basic.py"}
         raw = json.dumps(args)

@@ -21,9 +21,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _harness import Case, print_table, run
 
-from runtime.context import AuditRecord
-from runtime.dispatch import Runtime
-from runtime.lines import clear_index_cache, read_window
+from toolproof.runtime.files.audit import AuditRecord
+from toolproof.runtime.files.lines import clear_index_cache, read_window
+from toolproof.runtime.skills.resources import skill_gate
+from toolproof.runtime.toolbox import builtin_runtime
 
 SIZE = 10 * 1024 * 1024
 WINDOW = 2000
@@ -62,8 +63,8 @@ def main() -> None:
         total = _source_like(ws / "src_10m.txt")
         (ws / "oneline_10m.txt").write_bytes(b"x" * SIZE)
         middle = total // 2
-        runtime = Runtime(workspace=[ws], audit=_quiet, gate_secret=b"bench", validate_output=False)
-        gate = runtime.gate("read_file")
+        runtime = builtin_runtime(workspace=[ws], audit=_quiet, gate_secret=b"bench", validate_output=False)
+        gate = skill_gate(runtime, "read_file")
         assert gate is not None
         token = gate.token("bench")
         gateway = json.dumps({"path": "src_10m.txt", "offset": middle, "limit": WINDOW, "skillToken": token})

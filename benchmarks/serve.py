@@ -64,7 +64,7 @@ class _Pipe:
 def _servers(skills: Path) -> dict[str, list[str]]:
     return {
         "bare JSON-RPC echo over pipes": [sys.executable, str(HERE / "_echo_server.py")],
-        "toolproof serve mcp": [sys.executable, "-m", "generator", "serve", "mcp", "--skills", str(skills)],
+        "toolproof serve mcp": [sys.executable, "-m", "toolproof", "serve", "mcp", "--skills", str(skills)],
         "official SDK stdio server (mcp MCPServer)": [sys.executable, str(HERE / "_sdk_server.py"), str(skills)],
     }
 
@@ -147,7 +147,7 @@ def _http(skills: Path) -> dict[str, float]:
     )  # fmt: skip
     port2 = _free_port()
     runs["toolproof serve http"] = (
-        [sys.executable, "-m", "generator", "serve", "http", "--skills", str(skills), "--port", str(port2)],
+        [sys.executable, "-m", "toolproof", "serve", "http", "--skills", str(skills), "--port", str(port2)],
         "/tools/read_file_in_skill",
     )
     for name, (argv, path) in runs.items():

@@ -10,22 +10,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from generator.model import Contract
-    from generator.problems import Level, Problem
-    from generator.project import Project, load_project
-    from generator.render import Drift
+    from toolproof.generator.model import Contract
+    from toolproof.generator.problems import Level, Problem
+    from toolproof.generator.project import Project, load_project
+    from toolproof.generator.render import Drift
 
 __all__ = ["Contract", "Drift", "Level", "Problem", "Project", "__version__", "load_project"]
 
-from runtime.version import __version__
+from toolproof import __version__
 
 _HOMES = {
-    "Contract": "generator.model",
-    "Drift": "generator.render",
-    "Level": "generator.problems",
-    "Problem": "generator.problems",
-    "Project": "generator.project",
-    "load_project": "generator.project",
+    "Contract": "toolproof.generator.model",
+    "Drift": "toolproof.generator.render",
+    "Level": "toolproof.generator.problems",
+    "Problem": "toolproof.generator.problems",
+    "Project": "toolproof.generator.project",
+    "load_project": "toolproof.generator.project",
 }
 
 

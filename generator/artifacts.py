@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from generator.model import Contract
-from runtime.errors import STANDARD_ERRORS
+from toolproof.generator.model import Contract
+from toolproof.runtime.errors import STANDARD_ERRORS
 
 __all__ = ["VECTORS_FORMAT", "json_schemas", "vectors"]
 

@@ -19,12 +19,12 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
-from generator.naming import module_name
-from generator.problems import Level, Problem
-from generator.source import JsonPath, Source
-from runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
-from runtime.template import WHOLE, Template, TemplateSyntaxError
-from runtime.validation import describe
+from toolproof.generator.naming import module_name
+from toolproof.generator.problems import Level, Problem
+from toolproof.generator.source import JsonPath, Source
+from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
+from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError
+from toolproof.runtime.validation import describe
 
 __all__ = ["check_source", "check_together", "meta_schema"]
 
@@ -35,7 +35,7 @@ _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 @cache
 def meta_schema() -> dict[str, Any]:
     """The contract format's meta-schema, shipped inside the generator."""
-    text = resources.files("generator").joinpath("contract.schema.json").read_text(encoding="utf-8")
+    text = resources.files("toolproof.generator").joinpath("contract.schema.json").read_text(encoding="utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
 
 

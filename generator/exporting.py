@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from generator.artifacts import json_schemas, vectors
-from generator.exports import DEFINITION_FORMATS, export_definitions
-from generator.losses import Loss
-from generator.model import Contract
-from generator.render import dump_json, render_docs
-from generator.typescript import typescript_declarations
+from toolproof.generator.artifacts import json_schemas, vectors
+from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.losses import Loss
+from toolproof.generator.model import Contract
+from toolproof.generator.render import dump_json, render_docs
+from toolproof.generator.typescript import typescript_declarations
 
 __all__ = ["export_text"]
 

@@ -15,10 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from generator.losses import Loss
-from generator.model import Contract
-from generator.transforms import anthropic_schema, gemini_json_schema, gemini_openapi_schema, openai_strict_schema
-from runtime.errors import INVALID_ARGUMENTS
+from toolproof.generator.losses import Loss
+from toolproof.generator.model import Contract
+from toolproof.generator.transforms import (
+    anthropic_schema,
+    gemini_json_schema,
+    gemini_openapi_schema,
+    openai_strict_schema,
+)
+from toolproof.runtime.errors import INVALID_ARGUMENTS
 
 __all__ = ["DEFINITION_FORMATS", "Exported", "export_definitions"]
 

@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.naming import class_name, is_identifier, module_name
-from generator.pytypes import TypeBuilder, TypedDictDef
-from generator.source import Source
-from runtime.errors import http_status
-from runtime.registry import default_handler_ref
-from runtime.template import Template
+from toolproof.generator.naming import class_name, is_identifier, module_name
+from toolproof.generator.pytypes import TypeBuilder, TypedDictDef
+from toolproof.generator.source import Source
+from toolproof.runtime.errors import http_status
+from toolproof.runtime.registry import default_handler_ref
+from toolproof.runtime.template import Template
 
 __all__ = ["DEFAULT_RENDER", "Contract", "ErrorModel", "Param", "build_contract"]
 
@@ -54,6 +54,7 @@ class Contract:
     description: str
     handler: str
     toolsets: tuple[str, ...]
+    needs: tuple[str, ...]
     annotations: Mapping[str, bool]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
@@ -102,6 +103,7 @@ class Contract:
             "description": self.description,
             "handler": self.handler,
             "toolsets": list(self.toolsets),
+            **({"needs": list(self.needs)} if self.needs else {}),
             "annotations": dict(self.annotations),
             "input": self.input_schema,
             "output": self.output_schema,
@@ -130,8 +132,13 @@ def _param_annotation(name: str, error: Mapping[str, Any], input_schema: Mapping
     return "str"
 
 
-def build_contract(source: Source) -> Contract:
-    """Build the model of a contract that passed every check."""
+def build_contract(source: Source, handlers_package: str = "handlers") -> Contract:
+    """Build the model of a contract that passed every check.
+
+    Args:
+        source: the checked YAML.
+        handlers_package: the project's handlers package, for the default ``handler``.
+    """
     data = source.data
     module = module_name(data["name"])
     prefix = class_name(module)
@@ -153,8 +160,9 @@ def build_contract(source: Source) -> Contract:
         version=data["version"],
         title=data["title"],
         description=data["description"],
-        handler=data.get("handler") or default_handler_ref(module),
+        handler=data.get("handler") or default_handler_ref(module, handlers_package),
         toolsets=tuple(data.get("toolsets", ())),
+        needs=tuple(data.get("needs", ())),
         annotations=data["annotations"],
         input_schema=data["input"],
         output_schema=data["output"],

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from generator.model import Contract
-from runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL
+from toolproof.generator.model import Contract
+from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL
 
 __all__ = ["SESSION_HEADER", "openapi_document"]
 

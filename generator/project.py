@@ -1,54 +1,85 @@
-"""A project: its contracts folder, checked, and the generated tree it owns."""
+"""A project's contracts, checked, and the generated tree it owns.
+
+The project's settings (where its contracts, generated package and handlers
+are, which built-in tool sets it includes) come from ``toolproof.runtime.project``;
+this module loads and checks the contracts and renders what ``toolproof gen`` writes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.checks import check_source, check_together
-from generator.model import Contract, build_contract
-from generator.problems import Level, Problem
-from generator.render import Drift, export_all, losses_of, render_all, write_all
-from generator.source import Source, load_source
+from toolproof.generator.checks import check_source, check_together
+from toolproof.generator.model import Contract, build_contract
+from toolproof.generator.problems import Level, Problem
+from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
+from toolproof.generator.source import Source, load_source
+from toolproof.runtime.project import (
+    CONFIG_FILES,
+    ProjectConfig,
+    builtin_project,
+    default_config,
+    has_settings,
+    load_config,
+)
 
-__all__ = ["CONTRACTS", "Project", "load_project"]
-
-CONTRACTS = "contracts"
+__all__ = ["Project", "builtin_skill_names", "config_for", "load_project"]
 
 
 @dataclass(slots=True)
 class Project:
     """The contracts of one project, checked, with every problem found."""
 
-    root: Path
+    config: ProjectConfig
     contracts: list[Contract] = field(default_factory=list)
+    """The project's own contracts."""
+    builtin: list[Contract] = field(default_factory=list)
+    """The built-in contracts of the tool sets it includes."""
     problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path:
+        """The project folder."""
+        return self.config.root
+
+    @property
+    def served(self) -> list[Contract]:
+        """Every contract the project serves: its own and the included built-in ones."""
+        return [*self.contracts, *self.builtin]
 
     @property
     def ok(self) -> bool:
         """True when no problem is an error (warnings allowed)."""
         return not any(p.level is Level.ERROR for p in self.problems)
 
+    @property
+    def layout(self) -> Layout:
+        """Where the generated files go and the command their headers name."""
+        return Layout(self.config.relative(self.config.generated), self.config.package, self.config.command)
+
     def enum_sources(self) -> dict[str, list[str]]:
-        """Values known at generation time for each dynamic-enum source."""
-        return {"skills": builtin_skill_names(self.root)}
+        """Values known at generation time for each dynamic-enum source (the built-in skills)."""
+        return {"skills": builtin_skill_names()}
 
     def render(self) -> dict[str, str]:
         """Every generated file's text, by path relative to the project."""
-        return render_all(self.contracts, self.enum_sources())
+        return render_all(self.contracts, self.enum_sources(), self.layout, self.builtin)
 
     def drift(self) -> Drift:
-        """How ``generated/`` differs from a fresh render."""
-        return Drift(self.root, self.render())
+        """How the generated folder differs from a fresh render."""
+        return Drift(self.root, self.render(), self.layout.folder)
 
     def write(self) -> list[str]:
-        """Bring ``generated/`` up to date; returns what was written or removed."""
-        return write_all(self.root, self.render())
+        """Bring the generated folder up to date; returns what was written or removed."""
+        return write_all(self.root, self.render(), self.layout.folder)
 
 
-def builtin_skill_names(root: Path) -> list[str]:
-    """The built-in skills shipped in ``handlers/skills``: folders holding a SKILL.md."""
-    folder = root / "handlers" / "skills"
+def builtin_skill_names() -> list[str]:
+    """The built-in skills shipped with the skills code: folders holding a SKILL.md."""
+    from toolproof.runtime.skills.catalog import builtin_skills_dir
+
+    folder = builtin_skills_dir()
     if not folder.is_dir():
         return []
     return sorted(
@@ -58,39 +89,50 @@ def builtin_skill_names(root: Path) -> list[str]:
 
 def _export_problems(project: Project, *, strict_export: bool, show_losses: bool) -> list[Problem]:
     """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict)."""
-    exports = export_all(project.contracts, project.enum_sources())
+    exports = export_all(project.served, project.enum_sources())
+    where = project.config.relative(project.config.contracts)
     problems: list[Problem] = []
     limits = sorted({p for per_set in exports.values() for e in per_set.values() for p in e.problems})
-    problems.extend(Problem(CONTRACTS, 1, 1, f"provider limit: {text}") for text in limits)
+    problems.extend(Problem(where, 1, 1, f"provider limit: {text}") for text in limits)
     if not (strict_export or show_losses):
         return problems
     by_name = {c.name: c for c in project.contracts}
     level = Level.ERROR if strict_export else Level.NOTE
     for loss in losses_of(exports):
-        contract = by_name[loss.tool]
+        contract = by_name.get(loss.tool)
+        if contract is None:  # a built-in contract's losses are toolproof's to report, not the project's
+            continue
         line, column = contract.where((loss.schema, *loss.path))
         message = f"{loss.format}: {loss.schema}{loss.pointer() or ''} {loss.keyword}: {loss.action} ({loss.detail})"
         problems.append(Problem(contract.source, line, column, message, level))
     return problems
 
 
-def load_project(root: Path, *, strict_export: bool = False, show_losses: bool = False) -> Project:
-    """Load and check every ``contracts/*.yaml`` of the project at ``root``.
+def config_for(root: Path) -> ProjectConfig:
+    """The settings of the project at ``root``; a folder with none gets the defaults there.
 
-    Args:
-        root: the project folder (holding ``contracts/``).
-        strict_export: report every loss an exported definition suffers as an error.
-        show_losses: report every such loss as a note.
+    Raises:
+        ProjectError: a settings file there is wrong.
     """
-    project = Project(root)
-    folder = root / CONTRACTS
+    root = root.resolve()
+    for name in CONFIG_FILES:
+        candidate = root / name
+        if candidate.is_file() and has_settings(candidate):
+            return load_config(candidate)
+    return default_config(root)
+
+
+def _load_contracts(config: ProjectConfig, project: Project) -> tuple[list[Contract], list[Source]]:
+    folder = config.contracts
+    where = config.relative(folder)
     paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
     if not paths:
-        project.problems.append(Problem(CONTRACTS, 1, 1, "no contracts found (contracts/*.yaml)"))
-        return project
+        project.problems.append(Problem(where, 1, 1, f"no contracts found ({where}/*.yaml)"))
+        return [], []
+    contracts: list[Contract] = []
     sources: list[Source] = []
     for path in paths:
-        display = f"{CONTRACTS}/{path.name}"
+        display = config.relative(path)
         source, problems = load_source(path, display)
         project.problems.extend(problems)
         if source is None:
@@ -101,8 +143,48 @@ def load_project(root: Path, *, strict_export: bool = False, show_losses: bool =
         own = check_source(source)
         project.problems.extend(own)
         if not any(p.level is Level.ERROR for p in own):
-            project.contracts.append(build_contract(source))
+            contracts.append(build_contract(source, config.handlers))
+    return contracts, sources
+
+
+def _included(config: ProjectConfig, project: Project) -> list[Contract]:
+    if config.is_builtin or not config.include:
+        return []
+    builtin = Project(builtin_project())
+    contracts, _ = _load_contracts(builtin.config, builtin)
+    known = sorted({name for c in contracts for name in c.toolsets})
+    unknown = [name for name in config.include if name != "all" and name not in known]
+    where = config.relative(config.config_file) if config.config_file else "toolproof.toml"
+    for name in unknown:
+        project.problems.append(
+            Problem(where, 1, 1, f"include: no built-in tool set is named {name!r} (known: {', '.join(known)}, all)")
+        )
+    chosen = [c for c in contracts if "all" in config.include or any(n in c.toolsets for n in config.include)]
+    own = {c.name: c for c in project.contracts}
+    for c in chosen:
+        if c.name in own:
+            line, column = own[c.name].where(("name",))
+            project.problems.append(
+                Problem(
+                    own[c.name].source, line, column, f"tool '{c.name}' is also a built-in tool included by {where}"
+                )
+            )
+    return chosen
+
+
+def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
+    """Load and check every contract of a project.
+
+    Args:
+        root: the project's settings, or its folder (settings found there, else defaults).
+        strict_export: report every loss an exported definition suffers as an error.
+        show_losses: report every such loss as a note.
+    """
+    config = root if isinstance(root, ProjectConfig) else config_for(root)
+    project = Project(config)
+    project.contracts, sources = _load_contracts(config, project)
     project.problems.extend(check_together(sources))
+    project.builtin = _included(config, project)
     if project.ok and project.contracts:
         project.problems.extend(_export_problems(project, strict_export=strict_export, show_losses=show_losses))
     project.problems.sort()

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.naming import class_name, is_identifier
+from toolproof.generator.naming import class_name, is_identifier
 
 __all__ = ["Field", "TypeBuilder", "TypedDictDef"]
 

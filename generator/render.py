@@ -11,22 +11,24 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from generator.artifacts import json_schemas, vectors
-from generator.exports import DEFINITION_FORMATS, Exported, export_definitions
-from generator.losses import Loss
-from generator.model import Contract
-from generator.openapi import openapi_document
-from generator.typescript import typescript_declarations
+from toolproof.generator.artifacts import json_schemas, vectors
+from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions
+from toolproof.generator.losses import Loss
+from toolproof.generator.model import Contract
+from toolproof.generator.openapi import openapi_document
+from toolproof.generator.typescript import typescript_declarations
 
 __all__ = [
     "GENERATED",
     "Drift",
+    "Layout",
     "dump_json",
     "existing_files",
     "export_all",
@@ -37,11 +39,25 @@ __all__ = [
 ]
 
 GENERATED = "generated"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a project's generated files go and how they name themselves."""
+
+    folder: str = GENERATED
+    """The generated folder, relative to the project (POSIX)."""
+    package: str = GENERATED
+    """Its import name."""
+    command: str = "toolproof gen"
+    """The command that regenerates it, named in every header."""
+
+
 _IGNORED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 
 
 def _version() -> str:
-    from generator import __version__
+    from toolproof.generator import __version__
 
     return __version__
 
@@ -88,7 +104,7 @@ def _isort_key(name: str) -> tuple[int, str]:
     return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
-def _stub(c: Contract) -> str:
+def _stub(c: Contract, layout: Layout) -> str:
     imports = {"Final", "Protocol", "TypedDict", "Literal" if c.errors else "Never"}
     if c.uses_any:
         imports.add("Any")
@@ -107,16 +123,16 @@ def _stub(c: Contract) -> str:
     return (
         _environment()
         .get_template("stub.py.jinja")
-        .render(c=c, typing_imports=sorted(imports), exports=sorted(set(exports), key=_isort_key))
+        .render(c=c, layout=layout, typing_imports=sorted(imports), exports=sorted(set(exports), key=_isort_key))
     )
 
 
-def _conformance_test(c: Contract) -> str:
+def _conformance_test(c: Contract, layout: Layout, package: str) -> str:
     module, _, attr = c.handler.partition(":")
     return (
         _environment()
         .get_template("conformance_test.py.jinja")
-        .render(c=c, handler_module=module, handler_attr=attr or "handle")
+        .render(c=c, layout=layout, package=package, handler_module=module, handler_attr=attr or "handle")
     )
 
 
@@ -160,7 +176,7 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def render_docs(c: Contract, definition: Any) -> str:
+def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> str:
     examples = []
     for ex in c.examples:
         expect = ex["expect"]
@@ -183,6 +199,7 @@ def render_docs(c: Contract, definition: Any) -> str:
         .get_template("tool.md.jinja")
         .render(
             c=c,
+            layout=layout or Layout(),
             definition=_pretty(definition),
             inputs=_fields(c.input_schema),
             outputs=_fields(c.output_schema),
@@ -215,54 +232,69 @@ def losses_of(exports: Mapping[str, Mapping[str, Exported]]) -> list[Loss]:
     return sorted({loss for per_set in exports.values() for exported in per_set.values() for loss in exported.losses})
 
 
-def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | None = None) -> dict[str, str]:
-    """Every file ``make gen`` owns, by path relative to the project, with its text.
+def render_all(
+    contracts: Sequence[Contract],
+    enums: Mapping[str, list[str]] | None = None,
+    layout: Layout | None = None,
+    builtin: Sequence[Contract] = (),
+) -> dict[str, str]:
+    """Every file ``toolproof gen`` owns, by path relative to the project, with its text.
 
     Args:
-        contracts: the checked contracts.
+        contracts: the project's own checked contracts.
         enums: values of each dynamic-enum source known at generation time
             (the built-in skills), written into the exported definitions.
+        layout: where the files go and the command named in their headers.
+        builtin: the built-in contracts the project includes: served, tested
+            and exported beside its own, their code already in ``toolproof.generated``.
     """
     enums = enums or {}
-    contracts = sorted(contracts, key=lambda c: c.module)
+    layout = layout or Layout()
+    own = sorted(contracts, key=lambda c: c.module)
+    contracts = sorted([*contracts, *builtin], key=lambda c: c.module)
     env = _environment()
+    out = layout.folder
     files: dict[str, str] = {
-        f"{GENERATED}/__init__.py": env.get_template("__init__.py.jinja").render(
-            contracts=contracts, toolsets=_toolsets(contracts)
+        f"{out}/__init__.py": env.get_template("__init__.py.jinja").render(
+            contracts=own, toolsets=_toolsets(own), layout=layout
         ),
     }
     all_sources = {c.source: c.sha256 for c in contracts}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     exports = export_all(contracts, enums)
     openai_all = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
+    builtin_modules = {c.module for c in builtin}
     for c in contracts:
-        own = {c.source: c.sha256}
-        files[f"{GENERATED}/{c.module}.py"] = _stub(c)
-        files[f"{GENERATED}/tests/test_{c.module}.py"] = _conformance_test(c)
-        files[f"{GENERATED}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name])
-        files[f"{GENERATED}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
-            c=c, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
+        own_sources = {c.source: c.sha256}
+        is_builtin = c.module in builtin_modules
+        if not is_builtin:  # a built-in contract's stub and JSON ship in toolproof.generated
+            files[f"{out}/{c.module}.py"] = _stub(c, layout)
+            json_files[f"{out}/contracts/{c.module}.json"] = (dump_json(c.data()), own_sources)
+        package = "toolproof.generated" if is_builtin else layout.package
+        files[f"{out}/tests/test_{c.module}.py"] = _conformance_test(c, layout, package)
+        files[f"{out}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name], layout)
+        files[f"{out}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
+            c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
         )
-        json_files[f"{GENERATED}/contracts/{c.module}.json"] = (dump_json(c.data()), own)
-        json_files[f"{GENERATED}/exports/jsonschema/{c.module}.json"] = (
+        json_files[f"{out}/exports/jsonschema/{c.module}.json"] = (
             dump_json(json_schemas(c, c.exported_input(enums))),
-            own,
+            own_sources,
         )
-        json_files[f"{GENERATED}/exports/vectors/{c.module}.json"] = (dump_json(vectors(c)), own)
-    json_files[f"{GENERATED}/openapi.json"] = (
+        json_files[f"{out}/exports/vectors/{c.module}.json"] = (dump_json(vectors(c)), own_sources)
+    json_files[f"{out}/openapi.json"] = (
         dump_json(openapi_document(contracts, enums, _version())),
         all_sources,
     )
     for fmt, per_set in exports.items():
         report: dict[str, Any] = {}
         for name, exported in per_set.items():
-            json_files[f"{GENERATED}/exports/{fmt}/{name}.json"] = (dump_json(exported.data), all_sources)
+            json_files[f"{out}/exports/{fmt}/{name}.json"] = (dump_json(exported.data), all_sources)
             report[name] = {
                 "limits": exported.problems,
                 "losses": [loss.to_dict() for loss in exported.losses],
             }
-        json_files[f"{GENERATED}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
-    manifest: dict[str, Any] = {"generator": f"toolproof {_version()}", "command": "make gen", "files": {}}
+        json_files[f"{out}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
+    manifest: dict[str, Any] = {"generator": f"toolproof {_version()}", "command": layout.command, "files": {}}
     for path in sorted(json_files):
         text, sources = json_files[path]
         files[path] = text
@@ -270,13 +302,13 @@ def render_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]] | N
             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "sources": dict(sorted(sources.items())),
         }
-    files[f"{GENERATED}/MANIFEST.json"] = dump_json(manifest)
+    files[f"{out}/MANIFEST.json"] = dump_json(manifest)
     return dict(sorted(files.items()))
 
 
-def existing_files(root: Path) -> set[str]:
-    """Files now under ``generated/`` (caches excluded), relative to the project."""
-    base = root / GENERATED
+def existing_files(root: Path, folder: str = GENERATED) -> set[str]:
+    """Files now under the generated folder (caches excluded), relative to the project."""
+    base = root / folder
     found: set[str] = set()
     if not base.is_dir():
         return found
@@ -292,8 +324,10 @@ def existing_files(root: Path) -> set[str]:
 class Drift:
     """Differences between the rendered files and the tree: stale, missing, orphaned."""
 
-    def __init__(self, root: Path, files: Mapping[str, str]) -> None:
-        on_disk = existing_files(root)
+    def __init__(self, root: Path, files: Mapping[str, str], folder: str = GENERATED) -> None:
+        on_disk = existing_files(root, folder)
+        self.written_by = _written_by(root / folder / "MANIFEST.json")
+        """The toolproof version named in the MANIFEST on disk, when it is not this one."""
         self.missing = sorted(set(files) - on_disk)
         self.orphaned = sorted(on_disk - set(files))
         self.stale = sorted(
@@ -304,28 +338,39 @@ class Drift:
         return bool(self.missing or self.orphaned or self.stale)
 
     def lines(self) -> list[str]:
-        """One line per file that differs."""
+        """One line per file that differs (a version mismatch first: it explains the rest)."""
+        version = [f"version: written by toolproof {self.written_by}; this is toolproof {_version()}"]
         return (
-            [f"stale: {p}" for p in self.stale]
+            (version if self.written_by else [])
+            + [f"stale: {p}" for p in self.stale]
             + [f"missing: {p}" for p in self.missing]
             + [f"orphaned: {p}" for p in self.orphaned]
         )
 
 
-def write_all(root: Path, files: Mapping[str, str]) -> list[str]:
-    """Make ``generated/`` exactly ``files``: write what differs, delete orphans.
+def _written_by(manifest: Path) -> str | None:
+    try:
+        stamp = json.loads(manifest.read_text(encoding="utf-8")).get("generator", "")
+    except (OSError, ValueError, AttributeError):
+        return None
+    version = str(stamp).removeprefix("toolproof ")
+    return version if version and version != _version() else None
+
+
+def write_all(root: Path, files: Mapping[str, str], folder: str = GENERATED) -> list[str]:
+    """Make the generated folder exactly ``files``: write what differs, delete orphans.
 
     Returns:
         One line per file written or removed.
     """
-    drift = Drift(root, files)
+    drift = Drift(root, files, folder)
     for path in (*drift.stale, *drift.missing):
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(files[path].encode("utf-8"))
     for path in drift.orphaned:
         (root / path).unlink()
-    _remove_empty_dirs(root / GENERATED, keep={(root / p).parent for p in files})
+    _remove_empty_dirs(root / folder, keep={(root / p).parent for p in files})
     return [f"wrote {p}" for p in (*drift.stale, *drift.missing)] + [f"removed {p}" for p in drift.orphaned]
 
 

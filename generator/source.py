@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from generator.problems import Problem
-from runtime.yamlguard import MAX_DEPTH, too_deep
+from toolproof.generator.problems import Problem
+from toolproof.runtime.skills.yamlguard import MAX_DEPTH, too_deep
 
 __all__ = ["JsonPath", "Source", "load_source"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.losses import Loss
+from toolproof.generator.losses import Loss
 
 __all__ = ["Rewrite", "anthropic_schema", "gemini_json_schema", "gemini_openapi_schema", "openai_strict_schema"]
 

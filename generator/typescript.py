@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from generator.model import Contract
-from generator.naming import class_name
-from runtime.errors import STANDARD_ERRORS
+from toolproof.generator.model import Contract
+from toolproof.generator.naming import class_name
+from toolproof.runtime.errors import STANDARD_ERRORS
 
 __all__ = ["typescript_declarations"]
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from runtime.context import ToolContext
-from runtime.files import Directory, FileAccessError
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.workspace import symlink_policy
+from toolproof.runtime.skills.resources import Skills
 
 __all__ = ["is_plain_skill_name", "open_skill"]
 
@@ -27,10 +29,10 @@ def open_skill(ctx: ToolContext, name: str) -> Directory | None:
     Raises:
         FileAccessError: ``outside_root`` when the skill folder links out of its skills folder.
     """
-    for folder in ctx.skills:
+    for folder in ctx.need(Skills).folders:
         try:
             with Directory.open(folder) as skills:
-                return skills.open_dir(name, symlinks=ctx.symlinks)
+                return skills.open_dir(name, symlinks=symlink_policy(ctx))
         except FileAccessError as exc:
             if exc.reason == "outside_root":
                 raise

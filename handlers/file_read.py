@@ -6,11 +6,12 @@ import datetime
 import posixpath
 from typing import Final
 
-from generated import file_read as contract
-from runtime.context import ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError
-from runtime.reading import LineWindow, read_lines
+from toolproof.generated import file_read as contract
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import LineWindow, read_lines
+from toolproof.runtime.files.workspace import Workspace
 
 __all__ = ["format_file_size", "handle"]
 
@@ -76,10 +77,11 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
     path = args["path"]
     if "\x00" in path:
         raise contract.invalid_path()
-    if not ctx.workspace:
-        raise contract.no_workspace()
+    allowed = ctx.need(Workspace)  # the contract needs one: without it the tool is not offered
+    if not allowed.roots:
+        raise contract.outside_workspace()
     try:
-        with Directory.open(ctx.workspace[0]) as workspace:
+        with Directory.open(allowed.roots[0]) as workspace:
             target, absolute = _relative(path, workspace.real)
             return read_lines(
                 ctx, workspace, target, start=start, limit=limit, max_bytes=MAX_FILE_SIZE_BYTES, absolute=absolute

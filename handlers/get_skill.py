@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from generated import get_skill as contract
-from handlers._skills import is_plain_skill_name, open_skill
-from runtime.context import ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError
-from runtime.reading import TextFile, read_text
-from runtime.skills import SKILL_FILES
+from toolproof.generated import get_skill as contract
+from toolproof.handlers._skills import is_plain_skill_name, open_skill
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import TextFile, read_text
+from toolproof.runtime.skills.catalog import SKILL_FILES
 
 __all__ = ["handle"]
 

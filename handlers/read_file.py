@@ -1,8 +1,8 @@
 """read_file (the gateway tool): numbered line windows from the allowed directories, UTF-8 text only.
 
-The skill gate (tokens, the SKILL.md read) is the runtime's: when this call
-reads ``builtin://read_file/SKILL.md``, ``ctx.document`` holds its text and the
-runtime adds the ``skillToken`` to the output.
+The skill gate comes first: a call that reads ``builtin://read_file/SKILL.md``
+gets its text and the ``skillToken``; every other call must carry the current
+token for its session (``toolproof.runtime.skills.gate``).
 """
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from generated import read_file as contract
-from runtime.context import ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError, split_user_path
-from runtime.gate import BUILTIN_SCHEME
-from runtime.reading import LineWindow, read_lines, window_from_text
+from toolproof.generated import read_file as contract
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError, split_user_path
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import LineWindow, read_lines, window_from_text
+from toolproof.runtime.files.workspace import Workspace
+from toolproof.runtime.skills.gate import BUILTIN_SCHEME
+from toolproof.runtime.skills.resources import SkillGates
 
 __all__ = ["handle"]
 
@@ -32,7 +34,8 @@ def _below(parts: list[str], root: Path) -> list[str] | None:
 
 def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, str, bool]:
     """(allowed root, path to open beneath it, whether that path is absolute)."""
-    roots = ctx.workspace
+    workspace = ctx.get(Workspace)
+    roots = workspace.roots if workspace is not None else ()
     if not roots:
         raise contract.no_allowed_directories()
     try:
@@ -103,10 +106,21 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     path = args["path"]
     offset = args.get("offset", 1)
     limit = args.get("limit", MAX_LINES)
+    gate = ctx.need(SkillGates).gate(ctx.spec) if ctx.spec is not None else None
+    document = None
+    if gate is not None:
+        if gate.is_document_read(args):
+            document = gate.document()
+        else:
+            verdict = gate.check(args, ctx.session)
+            if verdict == "missing":
+                raise contract.skill_token_required()
+            if verdict == "invalid":
+                raise contract.skill_token_invalid()
     if path.startswith(BUILTIN_SCHEME):
-        if ctx.document is None:  # only the gated SKILL.md is served
+        if document is None:  # only the gated SKILL.md is served
             raise contract.outside_allowed(path=path)
-        lines, total = window_from_text(ctx.document, offset, limit)
+        lines, total = window_from_text(document, offset, limit)
         resolved, cut = path, frozenset[int]()
     else:
         window = _read(ctx, path, args.get("cwd"), offset, limit)
@@ -116,7 +130,7 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     if cut:
         lines = [line + CUT_MARK if i in cut else line for i, line in enumerate(lines)]
     content = "\n".join(map("{}\t{}".format, range(offset, offset + len(lines)), lines))
-    return {
+    output: contract.ReadFileOutput = {
         "path": resolved,
         "startLine": offset,
         "endLine": offset + len(lines) - 1,
@@ -126,3 +140,6 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
         "lineTruncated": bool(cut),
         "content": content,
     }
+    if gate is not None and document is not None:
+        output["skillToken"] = gate.token(ctx.session)
+    return output

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from generated import read_file_in_skill as contract
-from handlers._skills import is_plain_skill_name, open_skill
-from runtime.context import ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError
-from runtime.reading import read_text
+from toolproof.generated import read_file_in_skill as contract
+from toolproof.handlers._skills import is_plain_skill_name, open_skill
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import read_text
 
 __all__ = ["handle"]
 

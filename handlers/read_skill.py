@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generated import read_skill as contract
-from runtime.context import ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError
-from runtime.frontmatter import strip_frontmatter
-from runtime.reading import read_text
-from runtime.skills import MAX_SKILL_BYTES, SKILL_FILES
+from toolproof.generated import read_skill as contract
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import read_text
+from toolproof.runtime.files.workspace import symlink_policy
+from toolproof.runtime.skills.catalog import MAX_SKILL_BYTES, SKILL_FILES
+from toolproof.runtime.skills.frontmatter import strip_frontmatter
+from toolproof.runtime.skills.resources import Skills
 
 __all__ = ["handle"]
 
@@ -18,11 +20,14 @@ __all__ = ["handle"]
 def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkillOutput:
     """Return the body of the SKILL.md of ``skill_name`` (an enum of the catalog's names)."""
     name = args["skill_name"]
-    skill = ctx.catalog.skills.get(name) if ctx.catalog is not None else None
+    skill = ctx.need(Skills).catalog.skills.get(name)
     if skill is None:
         raise contract.skill_not_found(skill_name=name)
     try:
-        with Directory.open(Path(skill.folder)) as folder, folder.open_dir(name, symlinks=ctx.symlinks) as skill_dir:
+        with (
+            Directory.open(Path(skill.folder)) as folder,
+            folder.open_dir(name, symlinks=symlink_policy(ctx)) as skill_dir,
+        ):
             for file_name in SKILL_FILES:
                 try:
                     text = read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)

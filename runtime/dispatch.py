@@ -12,20 +12,24 @@ import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import orjson
 
-from runtime.context import AuditSink, ToolContext, log_audit
-from runtime.errors import INTERNAL_ERROR, INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL, RegistryError, ToolError
-from runtime.gate import GateSpec, SkillGate, builtin_dir, default_secret
-from runtime.nulls import drop_absent_nulls
-from runtime.registry import BoundTool, bind
-from runtime.result import ErrorInfo, ToolResult
-from runtime.skills import SkillCatalog, builtin_skills_dir
-from runtime.spec import ToolSpec, load_specs
-from runtime.template import Template
+from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
+from toolproof.runtime.errors import (
+    INTERNAL_ERROR,
+    INVALID_ARGUMENTS,
+    STANDARD_ERRORS,
+    UNKNOWN_TOOL,
+    RegistryError,
+    ToolError,
+)
+from toolproof.runtime.nulls import drop_absent_nulls
+from toolproof.runtime.registry import BoundTool, bind
+from toolproof.runtime.result import ErrorInfo, ToolResult
+from toolproof.runtime.spec import ToolSpec, load_specs
+from toolproof.runtime.template import Template
 
 __all__ = ["MAX_ARGUMENT_BYTES", "Runtime"]
 
@@ -76,100 +80,81 @@ class Runtime:
     """The tools of one host: contracts bound to handlers, ready to call.
 
     Args:
-        workspace: folders the workspace file tools may read.
-        skills: folders holding skills, searched in order.
+        tools: bound tools to serve (default: the built-in tools, ``toolproof.generated``).
+        resources: what the host hands its tools (see ``toolproof.runtime.context``);
+            a tool whose contract ``needs`` a resource not given here is not served.
         validate_output: check every output against the contract's output schema.
         toolset: serve only the contracts of this tool set (all when None).
-        tools: bound tools to serve instead of the generated registry (tests).
-        audit: where file-access records go (default: the ``toolproof.audit`` logger).
         max_argument_bytes: longest argument string accepted.
-        gate_secret: key of skill-gate tokens (default: ``runtime.gate.default_secret()``).
-        builtin: folder of ``builtin://`` documents (default: ``handlers/builtin``).
-        builtin_skills: folder of built-in skills (default: ``handlers/skills``).
 
     Raises:
         RegistryError: a contract has no handler, a handler module serves no
-            contract, or a gated tool's SKILL.md is missing.
+            contract, two resources share a name, or a resource cannot serve a
+            tool that needs it.
     """
 
     def __init__(
         self,
+        tools: Iterable[BoundTool] | None = None,
         *,
-        workspace: Iterable[str | Path] = (),
-        skills: Iterable[str | Path] = (),
+        resources: Iterable[object] = (),
         validate_output: bool = True,
         toolset: str | None = None,
-        tools: Iterable[BoundTool] | None = None,
-        audit: AuditSink = log_audit,
         max_argument_bytes: int = MAX_ARGUMENT_BYTES,
-        gate_secret: bytes | None = None,
-        builtin: Path | None = None,
-        builtin_skills: Path | None = None,
     ) -> None:
         bound = list(tools) if tools is not None else bind(load_specs())
         if toolset is not None:
             bound = [tool for tool in bound if toolset in tool.spec.toolsets]
-        self.workspace = tuple(Path(p).resolve() for p in workspace)
-        self.skills = tuple(Path(p).resolve() for p in skills)
+        self.resources = resources if isinstance(resources, Resources) else Resources(resources)
         self.validate_output = validate_output
-        self.audit = audit
         self.max_argument_bytes = max_argument_bytes
-        self.builtin = (builtin or builtin_dir()).resolve()
-        self.builtin_skills = (builtin_skills or builtin_skills_dir()).resolve()
-        self.catalog: SkillCatalog | None = None
-        if any(tool.spec.dynamic_enums for tool in bound):
-            self.catalog = SkillCatalog.discover(self.skills, builtin=self.builtin_skills)
-            bound = [self._fill_enums(tool) for tool in bound]
-        self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in bound}
-        self._secret = gate_secret
-        self._gates: dict[str, SkillGate] = {}
-        missing: list[str] = []
+        self.unavailable: dict[str, tuple[str, ...]] = {}
+        """Tools left out because the host did not supply what they need: name → missing resources."""
+        served: list[BoundTool] = []
+        problems: list[str] = []
         for tool in bound:
-            if tool.spec.skill_gate is not None:
-                gate = SkillGate(GateSpec.from_data(tool.spec.skill_gate), b"", self.builtin)
-                try:
-                    gate.document()
-                except (OSError, UnicodeDecodeError) as exc:
-                    missing.append(
-                        f"tool '{tool.spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}"
-                    )
-                self._gates[tool.spec.name] = gate
-        if missing:
-            raise RegistryError(missing)
+            missing = tuple(need for need in tool.spec.needs if need not in self.resources)
+            if missing:
+                self.unavailable[tool.spec.name] = missing
+                continue
+            for need in tool.spec.needs:
+                resource = self.resources[need]
+                if isinstance(resource, ResourceCheck):
+                    problems.extend(resource.check(tool.spec))
+            served.append(self._fill_enums(tool))
+        if problems:
+            raise RegistryError(problems)
+        self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in served}
 
     def _fill_enums(self, tool: BoundTool) -> BoundTool:
-        """Give each dynamic-enum field the values its source has now (the discovered skills)."""
+        """Give each dynamic-enum field the values its source has now (e.g. the discovered skills)."""
         if not tool.spec.dynamic_enums:
             return tool
-        names = self.catalog.names() if self.catalog is not None else []
         props = dict(tool.spec.input_schema.get("properties", {}))
-        for field_name in tool.spec.dynamic_enums:
-            props[field_name] = {**props[field_name], "enum": names}
+        for field_name, source in tool.spec.dynamic_enums.items():
+            values = self._enum_values(source)
+            if values is not None:
+                props[field_name] = {**props[field_name], "enum": values}
         schema = {**tool.spec.input_schema, "properties": props}
         return BoundTool.build(replace(tool.spec, input_schema=schema), tool.handler)
 
-    def gate(self, name: str) -> SkillGate | None:
-        """The skill gate of a tool, with the host's secret, or None when it has none."""
-        gate = self._gates.get(name)
-        if gate is not None and not gate.has_secret:
-            gate.set_secret(self._secret if self._secret is not None else default_secret())
-        return gate
-
-    @property
-    def roots(self) -> tuple[Path, ...]:
-        """Every folder a tool may read: workspace, skills, and the package's built-in documents."""
-        return (*self.workspace, *self.skills, self.builtin, self.builtin_skills)
+    def _enum_values(self, source: str) -> list[str] | None:
+        for resource in self.resources.values():
+            if isinstance(resource, EnumSource):
+                values = resource.enum_values(source)
+                if values is not None:
+                    return values
+        return None
 
     @property
     def specs(self) -> list[ToolSpec]:
         """The contracts served, in declared order."""
         return [tool.spec for tool in self._tools.values()]
 
-    def context(self, tool: str, session: str | None = None, document: str | None = None) -> ToolContext:
+    def context(self, tool: str, session: str | None = None) -> ToolContext:
         """The context a handler of ``tool`` receives for a call in ``session``."""
         bound = self._tools.get(tool)
-        symlinks = bound.spec.symlinks if bound is not None else "within_root"
-        return ToolContext(tool, session, self.workspace, self.skills, self.audit, self.catalog, document, symlinks)
+        return ToolContext(tool, session, bound.spec if bound is not None else None, self.resources)
 
     def call(
         self,
@@ -206,24 +191,8 @@ class Runtime:
         except Exception:  # a validator that cannot cope (values beyond its range)
             _log.exception("validating the arguments of %s failed", name)
             return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"})
-        gate = self.gate(name) if self._gates else None
-        document = None
-        if gate is not None:
-            try:
-                if gate.is_document_read(args):
-                    document = gate.document()
-                else:
-                    verdict = gate.check(args, session)
-                    if verdict != "ok":
-                        code = gate.spec.missing_error if verdict == "missing" else gate.spec.invalid_error
-                        return self._error(spec, code, {})
-            except Exception:
-                _log.exception("the skill gate of %s failed", name)
-                return self._error(spec, INTERNAL_ERROR, {})
         try:
-            output = tool.handler(args, self.context(name, session, document))
-            if gate is not None and document is not None:
-                output = {**output, gate.spec.token_output: gate.token(session)}
+            output = tool.handler(args, self.context(name, session))
         except ToolError as exc:
             if exc.code not in spec.errors or exc.code == INTERNAL_ERROR:
                 _log.error("%s raised %r, which is not in its catalogue", name, exc)

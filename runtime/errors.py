@@ -5,7 +5,7 @@ The tree::
     ToolproofError          base of every error the runtime raises on purpose
      ├── ToolError          a catalogued failure of one call; carries a code the model reads
      ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
-     └── FileAccessError    the file layer refused or failed a path (see runtime.files)
+     └── FileAccessError    the file layer refused or failed a path (see toolproof.runtime.files.access)
 
 A handler fails only by raising ``ToolError`` through the typed factories that
 ``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).

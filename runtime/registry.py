@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.context import ToolContext
-from runtime.errors import RegistryError
-from runtime.nulls import NullPlan, plan_for
-from runtime.spec import ToolSpec
-from runtime.validation import SchemaValidator
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.nulls import NullPlan, plan_for
+from toolproof.runtime.spec import ToolSpec
+from toolproof.runtime.validation import SchemaValidator
 
 __all__ = ["BoundTool", "Handler", "bind", "default_handler_ref"]
 
@@ -42,9 +42,9 @@ class BoundTool:
         )
 
 
-def default_handler_ref(module: str) -> str:
-    """The conventional handler of a contract: ``handlers.<module>:handle``."""
-    return f"handlers.{module}:handle"
+def default_handler_ref(module: str, package: str = "handlers") -> str:
+    """The conventional handler of a contract: ``<handlers package>.<module>:handle``."""
+    return f"{package}.{module}:handle"
 
 
 def _resolve(ref: str) -> Handler:
@@ -66,7 +66,9 @@ def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]
     return sorted(name for name in found if name not in claimed)
 
 
-def bind(specs: Iterable[ToolSpec], *, handlers_package: str = "handlers", check_extra: bool = True) -> list[BoundTool]:
+def bind(
+    specs: Iterable[ToolSpec], *, handlers_package: str = "toolproof.handlers", check_extra: bool = True
+) -> list[BoundTool]:
     """Import every contract's handler and compile its validators.
 
     Args:
@@ -83,8 +85,8 @@ def bind(specs: Iterable[ToolSpec], *, handlers_package: str = "handlers", check
     for spec in specs:
         try:
             handler = _resolve(spec.handler)
-        except (ImportError, AttributeError) as exc:
-            problems.append(f"contract '{spec.name}' ({spec.source}) has no handler {spec.handler}: {exc}")
+        except Exception as exc:  # an import that fails in any way is a missing handler, said plainly
+            problems.append(f"contract '{spec.name}' ({spec.origin}) has no handler {spec.handler}: {exc}")
             continue
         bound.append(BoundTool.build(spec, handler))
     if check_extra:

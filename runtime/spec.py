@@ -1,22 +1,31 @@
 """The runtime's view of one contract, read from what ``make gen`` wrote.
 
-The runtime never reads YAML: ``generated/contracts/<module>.json`` carries the
-checked, normalised contract, and ``generated.CONTRACTS`` lists the modules.
+The runtime never reads YAML: ``<generated package>/contracts/<module>.json``
+carries the checked, normalised contract, and the package's ``CONTRACTS`` lists
+the modules. Fields that belong to one family of tools (``symlinks`` for the
+file layer, ``skill_gate`` for the skills) travel in ``settings``; the core
+never reads them.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runtime.errors import STANDARD_ERRORS, RegistryError
-from runtime.files import SymlinkPolicy
-from runtime.template import Template
+from toolproof.runtime.errors import STANDARD_ERRORS, RegistryError
+from toolproof.runtime.template import Template
 
-__all__ = ["ErrorSpec", "ToolSpec", "load_specs"]
+__all__ = ["BUILTIN_PACKAGE", "SETTINGS", "ErrorSpec", "ToolSpec", "generated_dir", "load_specs"]
+
+BUILTIN_PACKAGE = "toolproof.generated"
+"""The generated package of the built-in tools."""
+
+SETTINGS = ("symlinks", "skill_gate")
+"""Contract fields read by a family of tools, not by the core; they travel in ``ToolSpec.settings``."""
 
 JSON = Any
 
@@ -47,18 +56,22 @@ class ToolSpec:
     errors: Mapping[str, ErrorSpec]
     render_result: Template
     render_error: Template
-    symlinks: SymlinkPolicy
     annotations: Mapping[str, bool]
     toolsets: tuple[str, ...]
-    skill_gate: Mapping[str, JSON] | None
+    needs: tuple[str, ...]
+    """Resources the host must supply for this tool to be served."""
+    settings: Mapping[str, JSON]
+    """Family settings (``symlinks``, ``skill_gate``), read by the code of that family."""
     dynamic_enums: Mapping[str, str]
     metadata: Mapping[str, JSON]
     examples: tuple[Mapping[str, JSON], ...]
     source: str
     sha256: str
+    package: str = BUILTIN_PACKAGE
+    """The generated package the contract came from (names its origin in messages)."""
 
     @classmethod
-    def from_data(cls, data: Mapping[str, JSON]) -> ToolSpec:
+    def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
         """Build a spec from the generated contract JSON.
 
         The standard errors are added to the catalogue, so every code a call
@@ -81,44 +94,53 @@ class ToolSpec:
             errors=errors,
             render_result=Template(data["render"]["result"]),
             render_error=Template(data["render"]["error"]),
-            symlinks=data.get("symlinks", "within_root"),
             annotations=data["annotations"],
             toolsets=tuple(data.get("toolsets", ())),
-            skill_gate=data.get("skill_gate"),
+            needs=tuple(data.get("needs", ())),
+            settings={key: data[key] for key in SETTINGS if key in data},
             dynamic_enums=data.get("dynamic_enums", {}),
             metadata=data.get("metadata", {}),
             examples=tuple(data.get("examples", ())),
             source=data["source"],
             sha256=data["sha256"],
+            package=package,
         )
 
-
-def generated_dir() -> Path:
-    """The folder of the ``generated`` package."""
-    import generated
-
-    return Path(generated.__file__).parent
+    @property
+    def origin(self) -> str:
+        """Where the contract comes from, for messages: its source file and package."""
+        return f"{self.source} in {self.package}"
 
 
-def load_specs(modules: tuple[str, ...] | None = None) -> list[ToolSpec]:
-    """Load the generated contracts (all, or the named modules), in declared order.
+def generated_dir(package: str = BUILTIN_PACKAGE) -> Path:
+    """The folder of a generated package (imported, so it must be on the import path)."""
+    module = importlib.import_module(package)
+    return Path(module.__file__ or "").parent
+
+
+def load_specs(package: str = BUILTIN_PACKAGE, modules: tuple[str, ...] | None = None) -> list[ToolSpec]:
+    """Load the contracts a generated package holds (all, or the named modules), in declared order.
 
     Raises:
-        RegistryError: a contract file is missing or is not valid contract JSON.
+        RegistryError: the package cannot be imported, or a contract file is missing or is not valid contract JSON.
     """
-    import generated
-
-    names = generated.CONTRACTS if modules is None else modules
-    folder = generated_dir() / "contracts"
+    try:
+        generated = importlib.import_module(package)
+    except ImportError as exc:
+        raise RegistryError(
+            [f"generated package {package!r} cannot be imported ({exc}); run `toolproof gen`"]
+        ) from None
+    names: tuple[str, ...] = generated.CONTRACTS if modules is None else modules
+    folder = Path(generated.__file__ or "").parent / "contracts"
     specs: list[ToolSpec] = []
     problems: list[str] = []
     for module in names:
         path = folder / f"{module}.json"
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            specs.append(ToolSpec.from_data(data))
+            specs.append(ToolSpec.from_data(data, package))
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            problems.append(f"generated/contracts/{module}.json cannot be loaded ({exc}); run `make gen`")
+            problems.append(f"{package}: contracts/{module}.json cannot be loaded ({exc}); run `toolproof gen`")
     if problems:
         raise RegistryError(problems)
     return specs

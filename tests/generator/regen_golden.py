@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from generator import load_project
+from toolproof.generator import load_project
 
 CASES = Path(__file__).parent / "cases"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from generator.cli import cli
+from toolproof.cli import cli
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
 
@@ -110,8 +110,10 @@ def test_lint_passes_on_good_contracts(runner: CliRunner, tmp_path: Path) -> Non
 
 
 def test_a_missing_project_folder_is_reported_without_a_traceback(runner: CliRunner, tmp_path: Path) -> None:
-    result = runner.invoke(cli, ["lint", "--project", str(tmp_path / "nope")])
+    nope = tmp_path / "nope"
+    result = runner.invoke(cli, ["lint", "--project", str(nope)])
 
-    assert result.exit_code == 1
-    assert "no contracts found" in result.stderr
-    assert "Traceback" not in result.output
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"toolproof: {nope}: is not a toolproof project (no [tool.toolproof] in pyproject.toml, no toolproof.toml)\n"
+    )

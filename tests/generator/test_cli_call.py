@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import cli
+from toolproof.cli import cli
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_the_console_script_never_prints_a_traceback(skills: Path) -> None:
     ]
     for argv in runs:
         done = subprocess.run(
-            [sys.executable, "-c", "from generator.cli import main; main()", *argv],
+            [sys.executable, "-c", "from toolproof.cli import main; main()", *argv],
             capture_output=True,
             text=True,
             timeout=60,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from generator.cli import cli
+from toolproof.cli import cli
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import load_project
+from toolproof.generator import load_project
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 

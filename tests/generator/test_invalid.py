@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import Level, load_project
+from toolproof.generator import Level, load_project
 
 INVALID = Path(__file__).parent / "invalid"
 CASES = sorted(INVALID.glob("*.yaml"))

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.transforms import anthropic_schema, gemini_json_schema, gemini_openapi_schema, openai_strict_schema
+from toolproof.generator.transforms import (
+    anthropic_schema,
+    gemini_json_schema,
+    gemini_openapi_schema,
+    openai_strict_schema,
+)
 
 HARD: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

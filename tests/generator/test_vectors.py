@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import generated
-from runtime.conformance import bound_tool, replay
+from toolproof import generated
+from toolproof.runtime.conformance.replay import bound_tool, replay
 
 VECTORS = Path(__file__).parents[2] / "generated" / "exports" / "vectors"
 

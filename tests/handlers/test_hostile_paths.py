@@ -19,9 +19,13 @@ from typing import Any
 
 import pytest
 
-from runtime.context import AuditRecord
-from runtime.dispatch import Runtime
-from runtime.result import ToolResult
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.files.audit import AuditRecord
+from toolproof.runtime.result import ToolResult
+from toolproof.runtime.skills.catalog import builtin_skills_dir
+from toolproof.runtime.skills.gate import builtin_dir
+from toolproof.runtime.skills.resources import skill_gate
+from toolproof.runtime.toolbox import builtin_runtime
 
 MARKER = "SECRET-7f3a9c"
 SESSION = "hostile"
@@ -67,14 +71,20 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     sock.close()
 
 
+_RECORDS: list[AuditRecord] = []
+"""Every file access of the module's runtime (cleared by each test that reads it)."""
+
+
 @pytest.fixture(scope="module")
 def runtime(base: Path) -> Runtime:
-    return Runtime(workspace=[base / "workspace"], skills=[base / "skills"], gate_secret=b"hostile")
+    return builtin_runtime(
+        workspace=[base / "workspace"], skills=[base / "skills"], gate_secret=b"hostile", audit=_RECORDS.append
+    )
 
 
 @pytest.fixture(scope="module")
 def token(runtime: Runtime) -> str:
-    gate = runtime.gate("read_file")
+    gate = skill_gate(runtime, "read_file")
     assert gate is not None
     return gate.token(SESSION)
 
@@ -190,8 +200,8 @@ def test_there_are_at_least_sixty_distinct_hostile_cases() -> None:
 def test_a_hostile_path_ends_in_a_catalogued_error_and_reads_nothing_outside(
     runtime: Runtime, base: Path, token: str, tool: str, args: dict[str, Any]
 ) -> None:
-    records: list[AuditRecord] = []
-    runtime.audit = records.append
+    records = _RECORDS
+    records.clear()
 
     result = _call(runtime, tool, _resolve(args, base, token))
 
@@ -200,7 +210,7 @@ def test_a_hostile_path_ends_in_a_catalogued_error_and_reads_nothing_outside(
     assert result.error.code in {s.name: s for s in runtime.specs}[tool].errors
     assert MARKER not in result.text
     assert MARKER not in json.dumps(result.to_dict())
-    roots = runtime.roots
+    roots = (base / "workspace", base / "skills", builtin_skills_dir(), builtin_dir())
     for record in records:
         if record.outcome == "ok":
             assert any(Path(record.path).is_relative_to(root) for root in roots), record
@@ -262,17 +272,17 @@ def test_swapping_a_file_for_a_symlink_while_reading_never_leaks(
 def test_a_contract_that_denies_symlinks_refuses_even_those_that_stay_inside(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from runtime.conformance import bound_tool
-    from runtime.registry import BoundTool
+    from toolproof.runtime.conformance.replay import bound_tool
+    from toolproof.runtime.registry import BoundTool
 
     tool = bound_tool("read_file_in_skill")
-    denying = BoundTool.build(replace(tool.spec, symlinks="deny"), tool.handler)
+    denying = BoundTool.build(replace(tool.spec, settings={**tool.spec.settings, "symlinks": "deny"}), tool.handler)
     skill = tmp_path / "skills" / "calculator"
     skill.mkdir(parents=True)
     (skill / "real.txt").write_text("inside\n", encoding="utf-8")
     (skill / "alias.txt").symlink_to("real.txt")
-    following = Runtime(skills=[tmp_path / "skills"], tools=[tool])
-    refusing = Runtime(skills=[tmp_path / "skills"], tools=[denying])
+    following = builtin_runtime(skills=[tmp_path / "skills"], tools=[tool])
+    refusing = builtin_runtime(skills=[tmp_path / "skills"], tools=[denying])
     args = {"skill_name": "calculator", "file_path": "alias.txt"}
 
     assert following.call("read_file_in_skill", args).text == "inside\n"

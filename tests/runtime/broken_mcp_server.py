@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from runtime.dispatch import Runtime
-from runtime.mcp_server import McpServer, serve_stdio
+from toolproof.runtime.serve.mcp import McpServer, serve_stdio
+from toolproof.runtime.toolbox import builtin_runtime
 
 LEAK = "root:x:0:0:root:/root:/bin/bash\n"
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--workspace", action="append", default=[])
     parser.add_argument("--skills", action="append", default=[])
     options = parser.parse_args()
-    serve_stdio(BrokenServer(Runtime(workspace=options.workspace, skills=options.skills)))
+    serve_stdio(BrokenServer(builtin_runtime(workspace=options.workspace, skills=options.skills)))
 
 
 if __name__ == "__main__":

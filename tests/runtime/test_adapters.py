@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from runtime.adapters import (
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.serve.adapters import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     anthropic_tool_results,
@@ -24,7 +25,7 @@ from runtime.adapters import (
     openai_chat_tool_messages,
     openai_responses_outputs,
 )
-from runtime.dispatch import Runtime
+from toolproof.runtime.toolbox import builtin_runtime
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -42,7 +43,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     (skill / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
     (base / "ws").mkdir()
     (base / "ws" / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
-    yield Runtime(workspace=[base / "ws"], skills=[base / "skills"], gate_secret=b"adapters")
+    yield builtin_runtime(workspace=[base / "ws"], skills=[base / "skills"], gate_secret=b"adapters")
 
 
 def test_openai_chat_tool_calls_become_tool_messages(runtime: Runtime) -> None:

@@ -9,11 +9,11 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import cli
-from runtime.conform import run_conformance
-from runtime.spec import load_specs
+from toolproof.cli import cli
+from toolproof.runtime.conformance.mcp import run_conformance
+from toolproof.runtime.spec import load_specs
 
-OURS = f"{sys.executable} -m generator serve mcp --workspace {{workspace}} --skills {{skills}}"
+OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
 BROKEN = (
     f"{sys.executable} {Path(__file__).parent / 'broken_mcp_server.py'} --workspace {{workspace}} --skills {{skills}}"
 )
@@ -88,7 +88,7 @@ def test_the_command_passes_our_server_for_one_tool(runner: CliRunner) -> None:
     ],
 )
 def test_the_command_template_puts_in_the_roots(command: str, workspaces: list[str], expected: list[str]) -> None:
-    from runtime.conform import _argv
+    from toolproof.runtime.conformance.mcp import _argv
 
     argv = _argv(command, Path("D"), [Path(w.upper()) for w in workspaces], Path("S"))
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from runtime.context import ToolContext
-from runtime.dispatch import Runtime
-from runtime.errors import INTERNAL_ERROR, STANDARD_ERRORS, ToolError
-from runtime.registry import BoundTool
-from runtime.spec import ToolSpec
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import INTERNAL_ERROR, STANDARD_ERRORS, ToolError
+from toolproof.runtime.registry import BoundTool
+from toolproof.runtime.spec import ToolSpec
 
 INTERNAL_SENTENCE = STANDARD_ERRORS[INTERNAL_ERROR].message
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.files import Directory, FileAccessError, split_user_path
+from toolproof.runtime.files.access import Directory, FileAccessError, split_user_path
 
 
 @pytest.fixture

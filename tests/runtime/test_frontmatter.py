@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.frontmatter import parse_skill, strip_frontmatter
+from toolproof.runtime.skills.frontmatter import parse_skill, strip_frontmatter
 
 
 def test_a_clean_skill_has_no_problems() -> None:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from runtime.dispatch import Runtime
-from runtime.errors import RegistryError
-from runtime.gate import GateSpec, SkillGate, default_secret, resolve_builtin
-from runtime.registry import bind
-from runtime.spec import load_specs
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.files.workspace import Workspace
+from toolproof.runtime.registry import bind
+from toolproof.runtime.skills.gate import GateSpec, SkillGate, default_secret, resolve_builtin
+from toolproof.runtime.skills.resources import SkillGates
+from toolproof.runtime.spec import load_specs
 
 SPEC = GateSpec("builtin://tool/SKILL.md", "path", "token", "token", "missing", "invalid")
 
@@ -70,17 +72,18 @@ def test_builtin_uris_cannot_climb(uri: str) -> None:
 
 
 def test_a_gated_tool_whose_document_is_missing_stops_start_up(tmp_path: Path) -> None:
-    tools = bind(load_specs(("read_file",)), check_extra=False)
+    tools = bind(load_specs(modules=("read_file",)), check_extra=False)
 
     with pytest.raises(RegistryError) as info:
-        Runtime(tools=tools, builtin=tmp_path)
+        Runtime(tools, resources=[SkillGates(b"k", documents=tmp_path)])
 
     assert "is gated by builtin://read_file/SKILL.md, which cannot be read" in info.value.problems[0]
 
 
 def test_the_runtime_refuses_calls_without_the_token_and_serves_the_document(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
-    runtime = Runtime(tools=bind(load_specs(("read_file",)), check_extra=False), workspace=[tmp_path], gate_secret=b"k")
+    tools = bind(load_specs(modules=("read_file",)), check_extra=False)
+    runtime = Runtime(tools, resources=[SkillGates(b"k"), Workspace.of([tmp_path])])
 
     refused = runtime.call("read_file", {"path": "a.txt"}, session="s")
     doc = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"}, session="s")

@@ -15,8 +15,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
-from runtime.dispatch import Runtime
-from runtime.http_app import HttpApp
+from toolproof.runtime.serve.http import HttpApp
+from toolproof.runtime.toolbox import builtin_runtime
 
 EXAMPLES = int(os.environ.get("TOOLPROOF_FUZZ_EXAMPLES", "25"))
 
@@ -31,7 +31,7 @@ def _app() -> HttpApp:
     (skills / "calculator" / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
     (skills / "calculator" / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
     (base / "secret.txt").write_text("SECRET", encoding="utf-8")
-    return HttpApp(Runtime(workspace=[ws], skills=[skills], gate_secret=b"fuzz"))
+    return HttpApp(builtin_runtime(workspace=[ws], skills=[skills], gate_secret=b"fuzz"))
 
 
 CONFIG = SchemathesisConfig.from_dict(

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime import lines as lines_module
-from runtime.lines import clear_index_cache, read_window
+from toolproof.runtime.files import lines as lines_module
+from toolproof.runtime.files.lines import clear_index_cache, read_window
 
 
 def _reference(

@@ -15,9 +15,9 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from runtime.mcp_server import ERROR_META_KEY, HANDSHAKE_VERSIONS
+from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
 
-SERVER = [sys.executable, "-m", "generator", "serve", "mcp"]
+SERVER = [sys.executable, "-m", "toolproof", "serve", "mcp"]
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.nulls import drop_absent_nulls, plan_for
+from toolproof.runtime.nulls import drop_absent_nulls, plan_for
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

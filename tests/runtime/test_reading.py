@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from runtime.context import AuditRecord, ToolContext
-from runtime.decoding import DecodeError
-from runtime.files import Directory, FileAccessError
-from runtime.reading import read_lines, read_text
+from toolproof.runtime.context import Resources, ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.audit import Audit, AuditRecord
+from toolproof.runtime.files.decoding import DecodeError
+from toolproof.runtime.files.reading import read_lines, read_text
 
 
 def _ctx(records: list[AuditRecord]) -> ToolContext:
-    return ToolContext("tool", "session-1", audit=records.append)
+    return ToolContext("tool", "session-1", resources=Resources([Audit(records.append)]))
 
 
 def test_a_read_is_audited_with_its_resolved_path_and_size(tmp_path: Path) -> None:

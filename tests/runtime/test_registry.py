@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from runtime.errors import RegistryError
-from runtime.registry import bind
-from runtime.spec import ToolSpec, load_specs
+from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.registry import bind
+from toolproof.runtime.spec import ToolSpec, load_specs
 
 
 def _spec(name: str, handler: str) -> ToolSpec:
@@ -62,8 +62,12 @@ def test_missing_and_extra_handlers_are_all_named(package: str) -> None:
 
     problems: list[Any] = info.value.problems
     assert len(problems) == 3
-    assert problems[0].startswith("contract 'ghost' (contracts/ghost.yaml) has no handler fake_handlers.ghost:handle")
-    assert problems[1].startswith("contract 'wrong_attr' (contracts/wrong_attr.yaml) has no handler")
+    assert problems[0].startswith(
+        "contract 'ghost' (contracts/ghost.yaml in toolproof.generated) has no handler fake_handlers.ghost:handle"
+    )
+    assert problems[1].startswith(
+        "contract 'wrong_attr' (contracts/wrong_attr.yaml in toolproof.generated) has no handler"
+    )
     assert problems[2] == "handler module fake_handlers.stray serves no contract; remove it or add a contract"
 
 
@@ -83,6 +87,6 @@ def test_the_project_registry_binds_every_generated_contract() -> None:
 
 def test_a_missing_contract_file_is_a_registry_error() -> None:
     with pytest.raises(RegistryError) as info:
-        load_specs(("no_such_module",))
+        load_specs(modules=("no_such_module",))
 
-    assert "generated/contracts/no_such_module.json cannot be loaded" in info.value.problems[0]
+    assert "toolproof.generated: contracts/no_such_module.json cannot be loaded" in info.value.problems[0]

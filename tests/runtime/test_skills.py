@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.skills import SkillCatalog, builtin_skills_dir
+from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
 
 
 def _skill(folder: Path, name: str, description: str, body: str = "Body.\n") -> None:

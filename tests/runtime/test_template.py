@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.template import Template, TemplateSyntaxError
+from toolproof.runtime.template import Template, TemplateSyntaxError
 
 
 def test_placeholders_are_filled_from_values() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from runtime.validation import SchemaValidator
+from toolproof.runtime.validation import SchemaValidator
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

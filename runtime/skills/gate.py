@@ -53,10 +53,8 @@ class GateSpec:
 
 
 def builtin_dir() -> Path:
-    """Where ``builtin://`` documents live (``handlers/builtin``)."""
-    import handlers
-
-    return Path(handlers.__file__).parent / "builtin"
+    """Where ``builtin://`` documents live (``documents/`` beside this module)."""
+    return Path(__file__).parent / "documents"
 
 
 def resolve_builtin(uri: str, folder: Path | None = None) -> Path:

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import IO, Any, Final
 from xml.etree import ElementTree
 
-from runtime.conformance import (
+from toolproof.runtime.conformance.fixtures import lay_fixtures
+from toolproof.runtime.conformance.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
     TEST_DIR,
@@ -41,12 +42,12 @@ from runtime.conformance import (
     check_expectation,
     substitute,
 )
-from runtime.fixtures import lay_fixtures
-from runtime.mcp_server import ERROR_META_KEY, HANDSHAKE_VERSIONS
-from runtime.result import ErrorInfo, ToolResult
-from runtime.spec import ToolSpec
+from toolproof.runtime.errors import UNKNOWN_TOOL
+from toolproof.runtime.result import ErrorInfo, ToolResult
+from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
+from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["Outcome", "run_conformance", "write_junit"]
+__all__ = ["LISTING", "Outcome", "listed_tools", "run_conformance", "write_junit"]
 
 TIMEOUT: Final = 30.0
 _PR_CAPBSET_DROP: Final = 24
@@ -61,6 +62,14 @@ class Outcome:
     passed: bool
     detail: str
     seconds: float
+
+
+class _RpcError(Exception):
+    """A JSON-RPC error answer: the request reached the server and it refused it."""
+
+    def __init__(self, method: str, error: Any) -> None:
+        super().__init__(f"{method} failed: {error}")
+        self.error = error
 
 
 class _ServerError(Exception):
@@ -117,7 +126,7 @@ class _Connection:
                 continue
             if isinstance(message, dict) and message.get("id") == request_id:
                 if "error" in message:
-                    raise _ServerError(f"{method} failed: {message['error']}")
+                    raise _RpcError(method, message["error"])
                 return message.get("result")
 
     def _write(self, message: Mapping[str, Any]) -> None:
@@ -175,7 +184,7 @@ def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path) -> lis
 
 
 def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float) -> str:
-    gate = spec.skill_gate or {}
+    gate = spec.settings.get("skill_gate") or {}
     if kind == "valid":
         result = connection.request(
             "tools/call", {"name": spec.name, "arguments": {gate["path_argument"]: gate["document"]}}, timeout
@@ -221,29 +230,68 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
             connection = _Connection(_argv(command, base, workspaces, base / "skills"), base, env, restricted)
             try:
-                connection.request(
-                    "initialize",
-                    {
-                        "protocolVersion": HANDSHAKE_VERSIONS[-1],
-                        "capabilities": {},
-                        "clientInfo": {"name": "toolproof-conform", "version": "1"},
-                    },
-                    timeout,
-                )
+                connection.request("initialize", _HANDSHAKE, timeout)
                 connection.notify("notifications/initialized")
                 lay_fixtures(base, given.get("after_start", {}))
                 arguments = dict(example["input"])
                 if "skill_token" in example:
-                    arguments[(spec.skill_gate or {})["token_argument"]] = _token(
+                    arguments[(spec.settings.get("skill_gate") or {})["token_argument"]] = _token(
                         example["skill_token"], connection, spec, timeout
                     )
-                raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
-                check_expectation(example["name"], example["expect"], _as_result(spec, raw, example["expect"]))
+                try:
+                    raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
+                    result = _as_result(spec, raw, example["expect"])
+                except _RpcError as refused:
+                    # MCP answers a call of a tool it does not offer with a protocol error.
+                    if example["expect"].get("error") != UNKNOWN_TOOL:
+                        raise
+                    result = ToolResult(spec.name, None, ErrorInfo(UNKNOWN_TOOL, str(refused)), str(refused))
+                check_expectation(example["name"], example["expect"], result)
             finally:
                 connection.close()
-        except (ExampleFailure, _ServerError, OSError, ValueError) as failure:
+        except (ExampleFailure, _ServerError, _RpcError, OSError, ValueError) as failure:
             return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started)
     return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
+
+
+_HANDSHAKE: Final = {
+    "protocolVersion": HANDSHAKE_VERSIONS[-1],
+    "capabilities": {},
+    "clientInfo": {"name": "toolproof-conform", "version": "1"},
+}
+LISTING: Final = "the server lists the tool"
+"""The name of the outcome that says whether a tool is listed at all."""
+
+
+def listed_tools(command: str, timeout: float = TIMEOUT) -> set[str]:
+    """The names a server started by ``command`` lists in ``tools/list`` (empty folders for its roots).
+
+    Raises:
+        OSError, ValueError: the server cannot be started or does not answer as MCP.
+    """
+    with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
+        base = Path(tmp).resolve()
+        lay_fixtures(base, {})
+        env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
+        connection = _Connection(_argv(command, base, [base / "workspace"], base / "skills"), base, env, False)
+        try:
+            connection.request("initialize", _HANDSHAKE, timeout)
+            connection.notify("notifications/initialized")
+            names: set[str] = set()
+            cursor: Any = None
+            for _ in range(1000):  # pages; a server that never ends its listing is cut off
+                raw = connection.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
+                if not isinstance(raw, Mapping) or not isinstance(raw.get("tools"), list):
+                    raise _ServerError(f"tools/list returned {raw!r}")
+                names.update(
+                    t["name"] for t in raw["tools"] if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+                )
+                cursor = raw.get("nextCursor")
+                if not cursor:
+                    break
+            return names
+        finally:
+            connection.close()
 
 
 def run_conformance(
@@ -254,9 +302,31 @@ def run_conformance(
     timeout: float = TIMEOUT,
     report: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
-    """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends."""
-    work = [(spec, example) for spec in specs for example in spec.examples]
+    """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends.
+
+    First the server's listing is checked: a contract whose tool the server does
+    not list fails once, naming the tool, and its examples are not replayed.
+    """
     outcomes: list[Outcome] = []
+    started = time.monotonic()
+    try:
+        listed = listed_tools(command, timeout)
+        problem = ""
+    except (_ServerError, _RpcError, OSError, ValueError) as exc:
+        listed, problem = set(), f"the server could not be listed: {exc}"
+    checked: list[ToolSpec] = []
+    for spec in specs:
+        if spec.name in listed:
+            checked.append(spec)
+            continue
+        detail = (
+            problem or f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
+        )
+        outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started)
+        outcomes.append(outcome)
+        if report is not None:
+            report(outcome)
+    work = [(spec, example) for spec in checked for example in spec.examples]
     lock = threading.Lock()
 
     def one(item: tuple[ToolSpec, Mapping[str, Any]]) -> None:
@@ -269,7 +339,7 @@ def run_conformance(
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
         list(pool.map(one, work))
     order = {(spec.name, example["name"]): i for i, (spec, example) in enumerate(work)}
-    return sorted(outcomes, key=lambda o: order[(o.tool, o.example)])
+    return sorted(outcomes, key=lambda o: order.get((o.tool, o.example), -1))
 
 
 def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
-from runtime.decoding import DecodeError, decode
-from runtime.files import Directory, FileAccessError
-from runtime.frontmatter import parse_skill
+from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.decoding import DecodeError, decode
+from toolproof.runtime.skills.frontmatter import parse_skill
 
 __all__ = ["SKILL_FILES", "Skill", "SkillCatalog", "Summary", "builtin_skills_dir"]
 
@@ -32,10 +32,8 @@ Source = Literal["builtin", "workspace"]
 
 
 def builtin_skills_dir() -> Path:
-    """Where the package's built-in skills live (``handlers/skills``)."""
-    import handlers
-
-    return Path(handlers.__file__).parent / "skills"
+    """Where the package's built-in skills live (``builtin/`` beside this module)."""
+    return Path(__file__).parent / "builtin"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,9 @@ from typing import Any, Final
 
 import orjson
 
-from runtime.dispatch import Runtime
-from runtime.errors import INVALID_ARGUMENTS
-from runtime.spec import generated_dir
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import INVALID_ARGUMENTS
+from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 
 __all__ = ["SESSION_HEADER", "HttpApp"]
 
@@ -35,8 +35,8 @@ SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
 
 
-def _document(runtime: Runtime) -> bytes:
-    path = generated_dir() / "openapi.json"
+def _document(runtime: Runtime, package: str) -> bytes:
+    path = generated_dir(package) / "openapi.json"
     document = json.loads(path.read_text(encoding="utf-8"))
     served = {spec.name: spec for spec in runtime.specs}
     schemas = document["components"]["schemas"]
@@ -54,10 +54,10 @@ def _document(runtime: Runtime) -> bytes:
 class HttpApp:
     """An ASGI 3 application serving ``runtime``'s tools."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE) -> None:
         self.runtime = runtime
         self.max_body = runtime.max_argument_bytes
-        self._document = _document(runtime)
+        self._document = _document(runtime, package)
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }

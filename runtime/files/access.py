@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from runtime.errors import ToolproofError
+from toolproof.runtime.errors import ToolproofError
 
 __all__ = [
     "Directory",

@@ -27,9 +27,9 @@ from typing import Any, BinaryIO, ClassVar, Final
 
 import orjson
 
-from runtime.dispatch import Runtime
-from runtime.spec import generated_dir
-from runtime.version import __version__
+from toolproof import __version__
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 
 __all__ = [
     "ERROR_META_KEY",
@@ -55,9 +55,9 @@ _VERSION_META = "io.modelcontextprotocol/protocolVersion"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 
 
-def _listing(runtime: Runtime, toolset: str | None) -> list[dict[str, Any]]:
+def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
     """``tools/list`` entries: the generated MCP export, with the runtime's own input schemas."""
-    path = generated_dir() / "exports" / "mcp" / f"{toolset or 'all'}.json"
+    path = generated_dir(package) / "exports" / "mcp" / "all.json"
     exported = {tool["name"]: tool for tool in json.loads(Path(path).read_text(encoding="utf-8"))["tools"]}
     tools = []
     for spec in sorted(runtime.specs, key=lambda s: s.name):
@@ -72,15 +72,15 @@ class McpServer:
 
     Args:
         runtime: the tools to serve.
-        toolset: the tool set served (for the listing file), or None for all.
+        package: the generated package whose MCP export lists the tools (the project's).
         session: the session id tokens bind to (default: fresh per connection).
     """
 
-    def __init__(self, runtime: Runtime, *, toolset: str | None = None, session: str | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE, session: str | None = None) -> None:
         self.runtime = runtime
         self.session = session or f"mcp-{os.urandom(8).hex()}"
         self.protocol_version: str | None = None
-        self._tools = _listing(runtime, toolset)
+        self._tools = _listing(runtime, package)
         self._names = {tool["name"] for tool in self._tools}
         self._info = {"name": "toolproof", "version": __version__}
         self._capabilities = {"tools": {"listChanged": False}}

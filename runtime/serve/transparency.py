@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.result import ToolResult
+from toolproof.runtime.result import ToolResult
 
 __all__ = ["call_line", "result_line"]
 

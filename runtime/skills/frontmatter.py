@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
-from runtime.yamlguard import too_deep
+from toolproof.runtime.skills.yamlguard import too_deep
 
 __all__ = ["SkillDocument", "parse_skill", "spec_problems", "strip_frontmatter"]
 

@@ -15,12 +15,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from runtime.context import AuditRecord
-from runtime.dispatch import Runtime
-from runtime.fixtures import lay_fixtures
-from runtime.registry import BoundTool, bind
-from runtime.result import ToolResult
-from runtime.spec import load_specs
+from toolproof.runtime.conformance.fixtures import lay_fixtures
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.files.audit import AuditRecord
+from toolproof.runtime.host import HostOptions
+from toolproof.runtime.project import ProjectConfig, activate, builtin_project, find_project, load_config
+from toolproof.runtime.registry import BoundTool
+from toolproof.runtime.result import ToolResult
+from toolproof.runtime.skills.catalog import builtin_skills_dir
+from toolproof.runtime.skills.gate import builtin_dir
+from toolproof.runtime.skills.resources import skill_gate
+from toolproof.runtime.toolbox import open_runtime, project_tools
 
 __all__ = ["ExampleFailure", "bound_tool", "check_expectation", "replay", "run_example"]
 
@@ -84,16 +89,35 @@ def as_unprivileged(fn: Callable[[], T]) -> T:
     return value
 
 
-def bound_tool(module: str) -> BoundTool:
-    """The generated contract ``module`` bound to its handler (cached)."""
-    return _bound(module)
+def bound_tool(module: str, project: Path | None = None) -> BoundTool:
+    """The contract ``module`` of a project (default: the built-in tools) bound to its handler (cached)."""
+    return _bound(module, _project_key(project))
+
+
+def _project_key(project: Path | None) -> Path | None:
+    """The settings file of the project at or above ``project``, or None for the built-in tools."""
+    if project is None:
+        return None
+    return find_project(start=project if project.is_dir() else project.parent).config_file
 
 
 @cache
-def _bound(module: str) -> BoundTool:
-    (spec,) = load_specs((module,))
-    (tool,) = bind([spec], check_extra=False)
-    return tool
+def _config(key: Path | None) -> ProjectConfig:
+    config = builtin_project() if key is None else load_config(key)
+    activate(config)
+    return config
+
+
+@cache
+def _tools(key: Path | None) -> dict[str, BoundTool]:
+    return {tool.spec.module: tool for tool in project_tools(_config(key))}
+
+
+def _bound(module: str, key: Path | None) -> BoundTool:
+    tools = _tools(key)
+    if module not in tools:
+        raise LookupError(f"{_config(key).name} has no contract module {module!r} (it has: {', '.join(tools)})")
+    return tools[module]
 
 
 def _example(tool: BoundTool, name: str) -> Mapping[str, Any]:
@@ -167,7 +191,7 @@ CONFORMANCE_SECRET = b"toolproof-conformance"
 def _with_token(
     runtime: Runtime, tool: BoundTool, arguments: dict[str, Any], session: str, kind: str
 ) -> dict[str, Any]:
-    gate = runtime.gate(tool.spec.name)
+    gate = skill_gate(runtime, tool.spec.name)
     if gate is None:
         raise LookupError(f"contract '{tool.spec.name}' has no skill gate")
     if kind == "valid":
@@ -179,19 +203,29 @@ def _with_token(
     return {**arguments, gate.spec.token_argument: token}
 
 
-def run_example(module: str, name: str, base: Path) -> ToolResult:
+def run_example(module: str, name: str, base: Path, *, project: Path | None = None) -> ToolResult:
     """Lay down an example's fixtures under ``base``, call its tool, check the result.
 
     Every file access the call records must resolve inside the test folder's roots.
 
+    Args:
+        module: the contract's module name.
+        name: the example's name.
+        base: an empty folder for the example's fixtures.
+        project: a path inside the project whose contract it is (a generated
+            test passes its own file); default: the built-in tools.
+
     Raises:
         ExampleFailure: the result differs from the example, or a read left the roots.
     """
-    tool = _bound(module)
-    return replay(tool, _example(tool, name), base)
+    key = _project_key(project)
+    tool = _bound(module, key)
+    return replay(tool, _example(tool, name), base, project=_config(key))
 
 
-def replay(tool: BoundTool, example: Mapping[str, Any], base: Path) -> ToolResult:
+def replay(
+    tool: BoundTool, example: Mapping[str, Any], base: Path, *, project: ProjectConfig | None = None
+) -> ToolResult:
     """Run one example (from a contract, or from a vectors file) against ``tool`` in the folder ``base``.
 
     Raises:
@@ -211,23 +245,25 @@ def replay(tool: BoundTool, example: Mapping[str, Any], base: Path) -> ToolResul
         for spec in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
     )
 
-    def scenario() -> tuple[Runtime, ToolResult]:
-        runtime = Runtime(
-            workspace=workspaces,
-            skills=[base / "skills"],
-            tools=[tool],
-            audit=records.append,
-            gate_secret=CONFORMANCE_SECRET,
-        )
+    options = HostOptions.of(
+        workspace=workspaces,
+        skills=[base / "skills"],
+        gate_secret=CONFORMANCE_SECRET,
+        audit=records.append,
+        folder=base,
+    )
+
+    def scenario() -> ToolResult:
+        runtime = open_runtime(project or builtin_project(), options, tools=[tool])
         lay_fixtures(base, given.get("after_start", {}))
         arguments = dict(example["input"])
         if "skill_token" in example:
             arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
-        return runtime, runtime.call(tool.spec.name, json.dumps(arguments), session=session)
+        return runtime.call(tool.spec.name, json.dumps(arguments), session=session)
 
-    runtime, result = as_unprivileged(scenario) if restricted else scenario()
+    result = as_unprivileged(scenario) if restricted else scenario()
     check_expectation(name, example["expect"], result)
-    roots = runtime.roots
+    roots = (*options.workspace, *options.skills, builtin_skills_dir().resolve(), builtin_dir().resolve())
     for record in records:
         if record.outcome == "ok" and not any(Path(record.path).is_relative_to(root) for root in roots):
             raise ExampleFailure(f"example {name!r}: read {record.path}, outside the allowed roots")

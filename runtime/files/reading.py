@@ -8,8 +8,10 @@ import re
 import time
 from dataclasses import dataclass
 
-from runtime.context import AuditRecord, ToolContext
-from runtime.decoding import (
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.files.access import Directory, FileAccessError, SymlinkPolicy
+from toolproof.runtime.files.audit import AuditRecord, audit_sink
+from toolproof.runtime.files.decoding import (
     Decoded,
     DecodeError,
     Newline,
@@ -18,8 +20,8 @@ from runtime.decoding import (
     newline_style,
     utf16_without_bom,
 )
-from runtime.files import Directory, FileAccessError, SymlinkPolicy
-from runtime.lines import read_window
+from toolproof.runtime.files.lines import read_window
+from toolproof.runtime.files.workspace import symlink_policy
 
 __all__ = ["LineWindow", "TextFile", "read_lines", "read_text", "window_from_text"]
 
@@ -53,7 +55,7 @@ def read_text(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks or ctx.symlinks, absolute=absolute) as opened,
+        root.open_file(user_path, symlinks=symlinks or symlink_policy(ctx), absolute=absolute) as opened,
     ):
         audit.path = opened.path
         data = opened.read_all(max_bytes)
@@ -84,7 +86,7 @@ class _Audit:
         else:
             return
         elapsed = (time.perf_counter() - self.started) * 1000
-        self.ctx.audit(AuditRecord(self.ctx.tool, self.ctx.session, self.path, outcome, self.bytes, elapsed))
+        audit_sink(self.ctx)(AuditRecord(self.ctx.tool, self.ctx.session, self.path, outcome, self.bytes, elapsed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +211,7 @@ def read_lines(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks or ctx.symlinks, absolute=absolute) as opened,
+        root.open_file(user_path, symlinks=symlinks or symlink_policy(ctx), absolute=absolute) as opened,
     ):
         audit.path = opened.path
         st = opened.stat

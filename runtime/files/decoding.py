@@ -13,7 +13,7 @@ import codecs
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from runtime.errors import ToolproofError
+from toolproof.runtime.errors import ToolproofError
 
 __all__ = [
     "DecodeError",

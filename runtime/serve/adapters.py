@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.dispatch import Runtime
-from runtime.result import ToolResult
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.result import ToolResult
 
 __all__ = [
     "INVALID_PARAMS",

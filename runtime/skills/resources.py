@@ -1,0 +1,107 @@
+"""The skill tools' resources: the skills a host offers (``skills``) and its skill gates (``skill_gate``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
+from toolproof.runtime.skills.gate import GateSpec, SkillGate, builtin_dir, default_secret
+from toolproof.runtime.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from toolproof.runtime.dispatch import Runtime
+
+__all__ = ["SkillGates", "Skills", "skill_gate"]
+
+
+class Skills:
+    """Resource ``skills``: the workspace skills folders and the catalog discovered from them.
+
+    The catalog is discovered on first use, so a host whose served tools never
+    offer skills by name never scans a folder. It is also the ``skills`` source
+    of dynamic enums.
+    """
+
+    resource: ClassVar[str] = "skills"
+
+    def __init__(self, folders: Iterable[str | Path] = (), *, builtin: Path | None = None) -> None:
+        self.folders = tuple(Path(p).resolve() for p in folders)
+        self.builtin = (builtin or builtin_skills_dir()).resolve()
+        self._catalog: SkillCatalog | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def catalog(self) -> SkillCatalog:
+        """The skills found: built-in first, then each folder in order (a workspace skill overrides)."""
+        with self._lock:
+            if self._catalog is None:
+                self._catalog = SkillCatalog.discover(self.folders, builtin=self.builtin)
+            return self._catalog
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """Every folder a skill tool may read."""
+        return (*self.folders, self.builtin)
+
+    def enum_values(self, source: str) -> list[str] | None:
+        """The discovered skill names for the ``skills`` enum source."""
+        return self.catalog.names() if source == "skills" else None
+
+
+class SkillGates:
+    """Resource ``skill_gate``: one ``SkillGate`` per gated contract, under the host's secret.
+
+    Args:
+        secret: key of the tokens (default, on first use: ``default_secret()``).
+        documents: folder of ``builtin://`` documents (default: the package's).
+    """
+
+    resource: ClassVar[str] = "skill_gate"
+
+    def __init__(self, secret: bytes | None = None, *, documents: Path | None = None) -> None:
+        self.documents = (documents or builtin_dir()).resolve()
+        self._secret = secret
+        self._gates: dict[str, SkillGate] = {}
+        self._lock = threading.Lock()
+
+    def gate(self, spec: ToolSpec) -> SkillGate:
+        """The gate of ``spec`` (made once per tool).
+
+        Raises:
+            LookupError: the contract declares no ``skill_gate``.
+        """
+        with self._lock:
+            gate = self._gates.get(spec.name)
+            if gate is None:
+                data = spec.settings.get("skill_gate")
+                if data is None:
+                    raise LookupError(f"contract '{spec.name}' declares no skill_gate")
+                if self._secret is None:
+                    self._secret = default_secret()
+                gate = SkillGate(GateSpec.from_data(data), self._secret, self.documents)
+                self._gates[spec.name] = gate
+            return gate
+
+    def check(self, spec: ToolSpec) -> list[str]:
+        """A gated tool is served only when its SKILL.md can be read."""
+        data = spec.settings.get("skill_gate")
+        if data is None:
+            return [f"tool '{spec.name}' needs skill_gate but its contract declares none"]
+        gate = SkillGate(GateSpec.from_data(data), b"", self.documents)
+        try:
+            gate.document()
+        except (OSError, UnicodeDecodeError) as exc:
+            return [f"tool '{spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}"]
+        return []
+
+
+def skill_gate(runtime: Runtime, tool: str) -> SkillGate | None:
+    """The gate of a served tool under its host's secret, or None when it has none."""
+    gates = runtime.resources.get_typed(SkillGates)
+    spec = next((s for s in runtime.specs if s.name == tool), None)
+    if gates is None or spec is None or "skill_gate" not in spec.settings:
+        return None
+    return gates.gate(spec)
