@@ -34,7 +34,9 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typing(session: nox.Session) -> None:
     """mypy --strict on the code, the generated code and the tests."""
-    session.run("mypy", "--strict")  # the files listed in pyproject.toml: toolproof/ (the one import root), tests, benchmarks
+    session.run(
+        "mypy", "--strict"
+    )  # the files listed in pyproject.toml: toolproof/ (the one import root), tests, benchmarks
 
 
 @nox.session

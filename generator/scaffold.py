@@ -93,6 +93,8 @@ errors:
   too_many_words:
     message: "The text has {words} words; the limit is {max_words}"
     hint: Send a shorter text or raise max_words.
+    params:
+      words: {type: integer, description: How many words the text has.}
 render:
   result: "{words} words, {characters} characters"
 examples:
@@ -210,6 +212,9 @@ examples:
   - name: answers a text
     input: {{text: hello}}
     expect: {{output: {{result: hello}}, text: hello}}
+  - name: refuses an empty text
+    input: {{text: ""}}
+    expect: {{error: refused, message: "Cannot work on ''"}}
 """
 
 

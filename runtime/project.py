@@ -27,6 +27,7 @@ Settings, all optional (paths are relative to the project folder)::
 
 from __future__ import annotations
 
+import os
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -38,6 +39,7 @@ from toolproof.runtime.errors import RegistryError, ToolproofError
 
 __all__ = [
     "CONFIG_FILES",
+    "PROJECT_ENV",
     "ProjectConfig",
     "ProjectError",
     "activate",
@@ -50,6 +52,8 @@ __all__ = [
 ]
 
 CONFIG_FILES: Final = ("toolproof.toml", "pyproject.toml")
+PROJECT_ENV: Final = "TOOLPROOF_PROJECT"
+"""Names the project when no --project is given (``conform`` sets it for the servers it starts)."""
 _KEYS: Final = frozenset(
     {
         "contracts",
@@ -234,7 +238,9 @@ def load_config(config_file: Path) -> ProjectConfig:
 
 
 def find_project(explicit: Path | None = None, *, start: Path | None = None) -> ProjectConfig:
-    """The project of ``explicit`` (a folder or settings file), else the nearest one above ``start``.
+    """The project of ``explicit`` (a folder or settings file), else ``$TOOLPROOF_PROJECT``, else the nearest one.
+
+    The nearest one is searched from ``start`` (default: the current folder) upward.
 
     A folder named explicitly that has no settings but a ``contracts/`` folder
     gets the default settings. Outside any project this is the built-in project.
@@ -255,6 +261,9 @@ def find_project(explicit: Path | None = None, *, start: Path | None = None) -> 
         raise ProjectError(
             str(explicit), "is not a toolproof project (no [tool.toolproof] in pyproject.toml, no toolproof.toml)"
         )
+    named = os.environ.get(PROJECT_ENV)
+    if named and start is None:
+        return find_project(Path(named))
     folder = (start or Path.cwd()).resolve()
     for candidate_dir in (folder, *folder.parents):
         for name in CONFIG_FILES:

@@ -37,9 +37,10 @@ def conform(
     """Replay every example of the project's contracts against an MCP server; exit 1 naming each failure.
 
     For each example the server is started afresh with COMMAND, where {workspace},
-    {skills} and {dir} name the example's test folder; a "--flag {workspace}"
-    pair is repeated for each workspace the example allows. A contract whose
-    tool the server does not list is a failure.
+    {skills} and {dir} name the example's test folder and {project} the project
+    (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
+    for each workspace the example allows. A contract whose tool the server
+    does not list is a failure.
     """
     from toolproof.runtime.conformance.mcp import LISTING, Outcome, run_conformance, write_junit
     from toolproof.runtime.errors import RegistryError
@@ -63,7 +64,8 @@ def conform(
         line = f"{'PASS' if outcome.passed else 'FAIL'} {outcome.tool}: {outcome.example}"
         click.echo(line if outcome.passed else f"{line}\n    {outcome.detail}")
 
-    outcomes = run_conformance(command, specs, jobs=jobs, timeout=timeout, report=report)
+    root = None if config.is_builtin and config.config_file is None else config.root
+    outcomes = run_conformance(command, specs, jobs=jobs, timeout=timeout, report=report, project=root)
     if junit is not None:
         write_junit(outcomes, junit)
     failed = [o for o in outcomes if not o.passed]

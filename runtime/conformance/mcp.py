@@ -43,6 +43,7 @@ from toolproof.runtime.conformance.replay import (
     substitute,
 )
 from toolproof.runtime.errors import UNKNOWN_TOOL
+from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
 from toolproof.runtime.spec import ToolSpec
@@ -163,7 +164,7 @@ def _drop_dac_in_child() -> None:
         libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
 
 
-def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path) -> list[str]:
+def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path, project: Path | None = None) -> list[str]:
     """The command's words with the roots put in; a ``--flag {workspace}`` pair repeats per workspace."""
     words = shlex.split(command)
     out: list[str] = []
@@ -176,7 +177,8 @@ def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path) -> lis
             i += 2
             continue
         first = str(workspaces[0]) if workspaces else str(dir_ / "workspace")
-        out.append(word.replace("{workspace}", first).replace("{skills}", str(skills)).replace("{dir}", str(dir_)))
+        word = word.replace("{workspace}", first).replace("{skills}", str(skills)).replace("{dir}", str(dir_))
+        out.append(word.replace("{project}", str(project or "")))
         i += 1
     if out and "/" in out[0] and not os.path.isabs(out[0]):
         out[0] = os.path.abspath(out[0])  # the server starts in the test folder, not here
@@ -212,7 +214,15 @@ def _as_result(spec: ToolSpec, raw: Any, expect: Mapping[str, Any]) -> ToolResul
     return ToolResult(spec.name, None, ErrorInfo(code, message if message is not None else text), text)
 
 
-def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: float) -> Outcome:
+def _server_env(project: Path | None) -> dict[str, str]:
+    """The server's environment: the conformance gate secret, and the project it must serve."""
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
+    if project is not None:
+        env[PROJECT_ENV] = str(project)
+    return env
+
+
+def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: float, project: Path | None) -> Outcome:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
         base = Path(tmp).resolve()
@@ -227,8 +237,8 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                 isinstance(f, Mapping) and "mode" in f
                 for f in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
             )
-            env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
-            connection = _Connection(_argv(command, base, workspaces, base / "skills"), base, env, restricted)
+            argv = _argv(command, base, workspaces, base / "skills", project)
+            connection = _Connection(argv, base, _server_env(project), restricted)
             try:
                 connection.request("initialize", _HANDSHAKE, timeout)
                 connection.notify("notifications/initialized")
@@ -263,7 +273,7 @@ LISTING: Final = "the server lists the tool"
 """The name of the outcome that says whether a tool is listed at all."""
 
 
-def listed_tools(command: str, timeout: float = TIMEOUT) -> set[str]:
+def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
     """The names a server started by ``command`` lists in ``tools/list`` (empty folders for its roots).
 
     Raises:
@@ -272,8 +282,8 @@ def listed_tools(command: str, timeout: float = TIMEOUT) -> set[str]:
     with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
         base = Path(tmp).resolve()
         lay_fixtures(base, {})
-        env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
-        connection = _Connection(_argv(command, base, [base / "workspace"], base / "skills"), base, env, False)
+        argv = _argv(command, base, [base / "workspace"], base / "skills", project)
+        connection = _Connection(argv, base, _server_env(project), False)
         try:
             connection.request("initialize", _HANDSHAKE, timeout)
             connection.notify("notifications/initialized")
@@ -301,16 +311,19 @@ def run_conformance(
     jobs: int = 2,
     timeout: float = TIMEOUT,
     report: Callable[[Outcome], None] | None = None,
+    project: Path | None = None,
 ) -> list[Outcome]:
     """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends.
 
     First the server's listing is checked: a contract whose tool the server does
     not list fails once, naming the tool, and its examples are not replayed.
+    ``project`` (the folder of the contracts' project) reaches each server as
+    ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
     """
     outcomes: list[Outcome] = []
     started = time.monotonic()
     try:
-        listed = listed_tools(command, timeout)
+        listed = listed_tools(command, timeout, project)
         problem = ""
     except (_ServerError, _RpcError, OSError, ValueError) as exc:
         listed, problem = set(), f"the server could not be listed: {exc}"
@@ -330,7 +343,7 @@ def run_conformance(
     lock = threading.Lock()
 
     def one(item: tuple[ToolSpec, Mapping[str, Any]]) -> None:
-        outcome = _run_one(command, item[0], item[1], timeout)
+        outcome = _run_one(command, item[0], item[1], timeout, project)
         with lock:
             outcomes.append(outcome)
             if report is not None:
