@@ -94,17 +94,17 @@ class Contract:
         return {**self.input_schema, "properties": props}
 
     def data(self) -> dict[str, Any]:
-        """The normalised contract the runtime loads (``generated/contracts/<module>.json``)."""
+        """The contract as the runtime loads it (``<generated>/contracts/<module>.json``).
+
+        Only what the runtime reads, every default already resolved: what a
+        client reads (title, description, annotations) is in the exports.
+        """
         return {
             "name": self.name,
             "module": self.module,
-            "version": self.version,
-            "title": self.title,
-            "description": self.description,
             "handler": self.handler,
             "toolsets": list(self.toolsets),
-            **({"needs": list(self.needs)} if self.needs else {}),
-            "annotations": dict(self.annotations),
+            "needs": list(self.needs),
             "input": self.input_schema,
             "output": self.output_schema,
             "errors": {
@@ -114,11 +114,9 @@ class Contract:
             "render": dict(self.render),
             "symlinks": self.symlinks,
             **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
-            **({"dynamic_enums": dict(self.dynamic_enums)} if self.dynamic_enums else {}),
-            "metadata": dict(self.metadata),
+            "dynamic_enums": dict(self.dynamic_enums),
             "examples": list(self.examples),
             "source": self.source,
-            "sha256": self.sha256,
         }
 
 

@@ -43,30 +43,28 @@ class ErrorSpec:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """A checked contract as the runtime needs it."""
+    """A checked contract as the runtime needs it: what dispatch, hosts and conformance read, nothing else.
+
+    Titles, descriptions, annotations and versions reach clients through the
+    generated exports (MCP ``tools/list``, OpenAPI), not through the runtime.
+    """
 
     name: str
     module: str
-    version: str
-    title: str
-    description: str
     handler: str
     input_schema: Mapping[str, JSON]
     output_schema: Mapping[str, JSON]
     errors: Mapping[str, ErrorSpec]
     render_result: Template
     render_error: Template
-    annotations: Mapping[str, bool]
     toolsets: tuple[str, ...]
     needs: tuple[str, ...]
     """Resources the host must supply for this tool to be served."""
     settings: Mapping[str, JSON]
     """Family settings (``symlinks``, ``skill_gate``), read by the code of that family."""
     dynamic_enums: Mapping[str, str]
-    metadata: Mapping[str, JSON]
     examples: tuple[Mapping[str, JSON], ...]
     source: str
-    sha256: str
     package: str = BUILTIN_PACKAGE
     """The generated package the contract came from (names its origin in messages)."""
 
@@ -85,24 +83,18 @@ class ToolSpec:
         return cls(
             name=data["name"],
             module=data["module"],
-            version=data["version"],
-            title=data["title"],
-            description=data["description"],
             handler=data["handler"],
             input_schema=data["input"],
             output_schema=data["output"],
             errors=errors,
             render_result=Template(data["render"]["result"]),
             render_error=Template(data["render"]["error"]),
-            annotations=data["annotations"],
             toolsets=tuple(data.get("toolsets", ())),
             needs=tuple(data.get("needs", ())),
             settings={key: data[key] for key in SETTINGS if key in data},
             dynamic_enums=data.get("dynamic_enums", {}),
-            metadata=data.get("metadata", {}),
             examples=tuple(data.get("examples", ())),
             source=data["source"],
-            sha256=data["sha256"],
             package=package,
         )
 

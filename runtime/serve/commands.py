@@ -148,3 +148,6 @@ def toolsets(project: Path | None) -> None:
             sets.setdefault(name, []).append(spec.name)
     for name, tools in sorted(sets.items()):
         click.echo(f"{name}: {', '.join(tools)}")
+    loose = [spec.name for spec in specs if not spec.toolsets]
+    if loose:
+        click.echo(f"(in no tool set): {', '.join(loose)}")

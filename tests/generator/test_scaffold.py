@@ -1,0 +1,110 @@
+"""`toolproof init` writes a project that passes its own checks; `toolproof new` a tool that fails until written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolproof.cli import cli
+
+
+def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env_free = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+    return subprocess.run(
+        [sys.executable, *argv], cwd=cwd, capture_output=True, text=True, timeout=120, check=False, env=env_free
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("scaffold") / "my-tools"
+    result = CliRunner().invoke(cli, ["init", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def test_init_writes_the_settings_the_contract_the_handler_and_the_generated_package(project: Path) -> None:
+    settings = (project / "pyproject.toml").read_text(encoding="utf-8")
+
+    assert 'name = "my-tools"' in settings and "[tool.toolproof]" in settings
+    for path in ("contracts/word_count.yaml", "handlers/word_count.py", "generated/word_count.py", "Makefile"):
+        assert (project / path).is_file(), path
+    assert (project / "generated" / "tests" / "test_word_count.py").is_file()
+
+
+def test_an_initialised_project_passes_its_own_checks(project: Path) -> None:
+    check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+    lint = CliRunner().invoke(cli, ["lint", "--project", str(project)])
+    tests = _run("-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project)
+
+    assert check.exit_code == 0, check.output
+    assert lint.exit_code == 0, lint.output
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert "5 passed" in tests.stdout
+
+
+def test_an_initialised_project_serves_its_tool(project: Path) -> None:
+    called = _run("-m", "toolproof", "call", "word_count", "--args", '{"text": "to be"}', cwd=project)
+
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == {
+        "ok": True,
+        "output": {"words": 2, "characters": 5},
+        "error": None,
+        "text": "2 words, 5 characters",
+    }
+
+
+def test_init_refuses_to_overwrite_a_project(project: Path) -> None:
+    result = CliRunner().invoke(cli, ["init", str(project)])
+
+    assert result.exit_code == 2
+    assert "exist(s) already; nothing was written" in result.stderr
+
+
+def test_a_new_tool_fails_its_generated_tests_until_its_handler_is_written(tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    assert CliRunner().invoke(cli, ["init", str(folder)]).exit_code == 0
+
+    added = CliRunner().invoke(cli, ["new", "greet-people", "--project", str(folder)])
+    assert added.exit_code == 0, added.output
+    assert (folder / "contracts" / "greet_people.yaml").is_file()
+    failing = _run("-m", "pytest", "-q", "-p", "no:cacheprovider", "generated/tests/test_greet_people.py", cwd=folder)
+    assert failing.returncode == 1
+    assert "2 failed" in failing.stdout
+
+    (folder / "handlers" / "greet_people.py").write_text(
+        "from generated import greet_people as contract\n"
+        "from toolproof.runtime import ToolContext\n\n\n"
+        "def handle(args: contract.GreetPeopleInput, ctx: ToolContext) -> contract.GreetPeopleOutput:\n"
+        "    if not args['text']:\n"
+        "        raise contract.refused(text=args['text'])\n"
+        "    return {'result': args['text']}\n",
+        encoding="utf-8",
+    )
+    passing = _run("-m", "pytest", "-q", "-p", "no:cacheprovider", "generated/tests/test_greet_people.py", cwd=folder)
+    assert passing.returncode == 0, passing.stdout
+    assert "2 passed" in passing.stdout
+
+
+@pytest.mark.parametrize("name", ["9lives", "has space", "x" * 65, "../escape"])
+def test_new_refuses_a_name_that_is_no_tool_name(project: Path, name: str) -> None:
+    result = CliRunner().invoke(cli, ["new", name, "--project", str(project)])
+
+    assert result.exit_code == 2
+    assert f"{name!r} is not a tool name" in result.stderr
+
+
+def test_gen_and_new_need_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TOOLPROOF_PROJECT", raising=False)
+
+    result = CliRunner().invoke(cli, ["gen"])
+
+    assert result.exit_code == 2
+    assert "`toolproof gen` needs a project" in result.stderr

@@ -1,0 +1,151 @@
+"""Projects: settings found where a team keeps them, every mistake named, nothing served by accident."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.project import (
+    PROJECT_ENV,
+    ProjectError,
+    activate,
+    builtin_project,
+    check_importable,
+    find_project,
+    load_config,
+)
+from toolproof.runtime.toolbox import included_builtin_specs
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_pyproject_table_is_found_from_a_folder_below_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    _write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.toolproof]\nhandlers = "tools.handlers"\n')
+    below = tmp_path / "src" / "deep"
+    below.mkdir(parents=True)
+
+    config = find_project(start=below)
+
+    assert config.config_file == tmp_path / "pyproject.toml"
+    assert (config.contracts, config.generated, config.package) == (
+        tmp_path / "contracts",
+        tmp_path / "generated",
+        "generated",
+    )
+    assert config.handlers == "tools.handlers"
+    assert config.source_roots == (tmp_path,)
+
+
+def test_a_pyproject_without_the_table_is_not_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    _write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n')
+
+    assert find_project(start=tmp_path).is_builtin
+
+
+def test_a_toolproof_toml_may_hold_the_settings_at_its_top_level(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", 'generated = "gen/out"\n')
+
+    config = find_project(tmp_path)
+
+    assert config.generated == tmp_path / "gen" / "out"
+    assert config.package == "gen.out"
+
+
+def test_the_environment_names_the_project_when_no_option_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
+    monkeypatch.setenv(PROJECT_ENV, str(tmp_path))
+
+    assert find_project().root == tmp_path.resolve()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[tool.toolproof]\ncolour = 1\n", "unknown setting(s) colour; known: "),
+        ("[tool.toolproof]\ninclude = 'gateway'\n", "include must be a list of non-empty strings"),
+        ("[tool.toolproof]\nhandlers = 'my-handlers'\n", "handlers 'my-handlers' is not an importable dotted name"),
+        ("[tool.toolproof\n", "is not valid TOML"),
+    ],
+)
+def test_a_wrong_setting_is_named_with_its_file(tmp_path: Path, text: str, message: str) -> None:
+    settings = _write(tmp_path / "pyproject.toml", text)
+
+    with pytest.raises(ProjectError) as info:
+        load_config(settings)
+
+    assert info.value.where == str(settings.resolve())
+    assert message in info.value.message
+
+
+def test_a_folder_that_is_no_project_is_refused_when_named(tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="is not a toolproof project"):
+        find_project(tmp_path)
+
+
+def test_a_named_folder_of_contracts_without_settings_gets_the_defaults(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+
+    config = find_project(tmp_path)
+
+    assert (config.package, config.handlers, config.config_file) == ("generated", "handlers", None)
+
+
+def test_outside_any_project_the_built_in_tools_are_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+
+    config = find_project(start=tmp_path)
+
+    assert config == builtin_project()
+    assert config.package == "toolproof.generated" and config.handlers == "toolproof.handlers"
+    assert (config.contracts / "read_file.yaml").is_file()
+
+
+def test_an_installed_package_that_shadows_the_generated_one_is_named(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\npackage = 'json'\ngenerated = 'out'\n")
+    config = find_project(tmp_path)
+
+    with pytest.raises(RegistryError) as info:
+        check_importable(config)
+
+    assert "package 'json' imports from" in info.value.problems[0]
+    assert "not from the project's" in info.value.problems[0]
+
+
+def test_activate_puts_the_source_roots_first_once(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\nsource-roots = ['src', '.']\n")
+    config = find_project(tmp_path)
+    before = list(sys.path)
+    try:
+        activate(config)
+        activate(config)
+        assert sys.path[:2] == [str(tmp_path / "src"), str(tmp_path)]
+        assert sys.path.count(str(tmp_path)) == 1
+    finally:
+        sys.path[:] = before
+
+
+def test_an_included_tool_set_that_does_not_exist_is_named_with_the_known_ones(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\ninclude = ['gateway', 'nope']\n")
+
+    with pytest.raises(RegistryError) as info:
+        included_builtin_specs(find_project(tmp_path))
+
+    assert "include names no built-in tool set: nope (known: aintern, gateway" in info.value.problems[0]
+
+
+def test_included_tool_sets_select_their_built_in_contracts(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\ninclude = ['gateway', 'queryclaw']\n")
+
+    specs = included_builtin_specs(find_project(tmp_path))
+
+    assert sorted(s.name for s in specs) == ["read_file", "read_skill"]
+    assert {s.package for s in specs} == {"toolproof.generated"}
