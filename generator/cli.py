@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolproof import __version__
 from toolproof.runtime.serve.options import project_option, project_or_exit
 
 if TYPE_CHECKING:
@@ -68,8 +69,11 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
         if drift:
             for line in drift.lines():
                 click.echo(line)
-            reason = f"written by toolproof {drift.written_by}, not this version" if drift.written_by else "out of date"
-            click.echo(f"{folder}/ is {reason}; run `{config.command}`", err=True)
+            if drift.written_by:
+                by = f"was written by toolproof {drift.written_by}, not {__version__}"
+                click.echo(f"{folder}/ {by}; run `{config.command}`", err=True)
+            else:
+                click.echo(f"{folder}/ is out of date; run `{config.command}`", err=True)
             sys.exit(1)
         click.echo(f"{folder}/ is up to date ({len(loaded.contracts)} contract(s))")
         return

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
-from toolproof.runtime.conformance.mcp import run_conformance
+from toolproof.runtime.conformance.mcp import LISTING, run_conformance
 from toolproof.runtime.spec import load_specs
 
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
@@ -93,3 +93,25 @@ def test_the_command_template_puts_in_the_roots(command: str, workspaces: list[s
     argv = _argv(command, Path("D"), [Path(w.upper()) for w in workspaces], Path("S"))
 
     assert argv == expected
+
+
+def test_a_tool_the_server_does_not_list_fails_once_naming_it() -> None:
+    specs = [s for s in load_specs() if s.name in {"read_skill", "file-read"}]
+    only_skills = f"{sys.executable} -m toolproof serve mcp --toolset queryclaw --skills {{skills}}"
+
+    outcomes = run_conformance(only_skills, specs, jobs=2)
+
+    unlisted = [o for o in outcomes if o.tool == "file-read"]
+    assert len(unlisted) == 1
+    assert unlisted[0].example == LISTING and not unlisted[0].passed
+    assert unlisted[0].detail == "the server does not list tool 'file-read' (it lists: read_skill)"
+    assert all(o.passed for o in outcomes if o.tool == "read_skill")
+
+
+def test_the_summary_names_the_project_and_the_tools_checked(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["conform", "--mcp", OURS, "--tool", "get_skill"])
+
+    assert result.exit_code == 0, result.output
+    examples = len(next(s for s in load_specs() if s.name == "get_skill").examples)
+    assert f": 1 tool(s) checked (1 listed by the server), {examples} example(s)\n" in result.output
+    assert result.output.endswith(f"{examples} passed, 0 failed\n")
