@@ -153,6 +153,21 @@ def init(folder: Path) -> None:
     click.echo(f"project ready in {config.root}: next, `toolproof new TOOL` or `make test`")
 
 
+def _refuse_builtin_name(config: ProjectConfig, tool: str) -> None:
+    """A new tool may not take the name of a built-in tool the project includes."""
+    from toolproof.runtime.errors import RegistryError
+    from toolproof.runtime.toolbox import included_builtin_specs
+
+    try:
+        builtin = {spec.name: spec for spec in included_builtin_specs(config)}
+    except RegistryError:
+        return  # a wrong include is reported by gen, with its file
+    if tool in builtin:
+        sets = ", ".join(builtin[tool].toolsets)
+        message = f"'{tool}' is the built-in tool of set {sets}, which the project includes; pick another name"
+        raise click.UsageError(message)
+
+
 @click.command()
 @click.argument("tool")
 @project_option
@@ -164,6 +179,7 @@ def new(tool: str, project: Path | None) -> None:
     from toolproof.generator.scaffold import ScaffoldError, new_tool
 
     config = _own_project(project, "new")
+    _refuse_builtin_name(config, tool)
     handlers = config.source_roots[0] if config.source_roots else config.root
     try:
         written = new_tool(tool, config.contracts, handlers.joinpath(*config.handlers.split(".")), config.package)

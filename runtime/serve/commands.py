@@ -143,11 +143,15 @@ def toolsets(project: Path | None) -> None:
             click.echo(problem, err=True)
         sys.exit(1)
     sets: dict[str, list[str]] = {}
+    included: set[str] = set()
     for spec in specs:
         for name in spec.toolsets:
             sets.setdefault(name, []).append(spec.name)
+            if spec.package != config.package:
+                included.add(name)
     for name, tools in sorted(sets.items()):
-        click.echo(f"{name}: {', '.join(tools)}")
+        mark = " (built-in)" if name in included else ""
+        click.echo(f"{name}{mark}: {', '.join(tools)}")
     loose = [spec.name for spec in specs if not spec.toolsets]
     if loose:
         click.echo(f"(in no tool set): {', '.join(loose)}")

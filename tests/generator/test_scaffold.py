@@ -108,3 +108,21 @@ def test_gen_and_new_need_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     assert result.exit_code == 2
     assert "`toolproof gen` needs a project" in result.stderr
+
+
+def test_new_refuses_the_name_of_an_included_built_in_tool_before_writing(tmp_path: Path) -> None:
+    folder = tmp_path / "proj"
+    assert CliRunner().invoke(cli, ["init", str(folder)]).exit_code == 0
+    settings = folder / "pyproject.toml"
+    settings.write_text(
+        settings.read_text(encoding="utf-8").replace('# include = ["gateway"]', 'include = ["gateway"]'),
+        encoding="utf-8",
+    )
+
+    result = CliRunner().invoke(cli, ["new", "read_file", "--project", str(folder)])
+
+    assert result.exit_code == 2
+    assert "'read_file' is the built-in tool of set gateway, which the project includes; pick another name" in (
+        result.stderr
+    )
+    assert not (folder / "contracts" / "read_file.yaml").exists()
