@@ -22,8 +22,9 @@ CONVENTIONS: Final = {
     ),
     "fixtures": (
         "A string is UTF-8 text. An object has one kind: text, base64, repeat+times (the string repeated), symlink "
-        "(the target, written as is), fifo, dir, or delete (remove what is there); mode (octal string) is applied "
-        "last, and must hold even for a privileged process."
+        "(the target, written as is), hardlink (another name for a file laid down before it, given by its path in "
+        "the test folder), fifo, dir, or delete (remove what is there); mode (octal string) is applied last, and "
+        "must hold even for a privileged process."
     ),
     "after_start": "Apply given.after_start likewise once the host has started (found its skills), before the call.",
     "test_dir": "Replace ${TEST_DIR} in every string of input and expect with the test folder's absolute path.",

@@ -1,9 +1,10 @@
 """Every check a contract must pass, collected as problems with file:line:col.
 
-Checks, in order: the meta-schema; input and output are valid JSON Schema;
-the file is named after its module; catalogue codes and template placeholders;
-render templates; each example against the schemas and the catalogue. Across
-files: duplicate tool and module names.
+Checks, in order: the meta-schema; input, output and every error's params are
+valid JSON Schema, as strict as ajv's strict mode (``schemalint``); the file is
+named after its module; catalogue codes and template placeholders; render
+templates; each example against the schemas and the catalogue. Across files:
+duplicate tool and module names. Each problem names its rule (``problems.RULES``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
 
-import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
 from toolproof.generator.naming import module_name
 from toolproof.generator.problems import Level, Problem
+from toolproof.generator.schemalint import check_schema
 from toolproof.generator.source import JsonPath, Source
 from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
 from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError
@@ -29,7 +30,6 @@ from toolproof.runtime.validation import describe
 __all__ = ["check_source", "check_together", "meta_schema"]
 
 _ERROR_RENDER_FIELDS = frozenset({"message", "code", "hint", WHOLE})
-_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 @cache
@@ -44,12 +44,6 @@ def _meta_validator() -> Draft202012Validator:
     return Draft202012Validator(meta_schema())
 
 
-@cache
-def _schema_checker() -> Draft202012Validator:
-    meta = Draft202012Validator.META_SCHEMA
-    return Draft202012Validator(meta, format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
 def _sorted_errors(errors: Iterable[Any]) -> list[Any]:
     return sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
 
@@ -60,12 +54,12 @@ class _Checker:
         self.data: Any = source.data
         self.problems: list[Problem] = []
 
-    def add(self, path: JsonPath, message: str, *, key: bool = False, level: Level = Level.ERROR) -> None:
-        self.problems.append(self.source.problem(path, message, key=key, level=level))
+    def add(self, path: JsonPath, rule_name: str, message: str, *, key: bool = False) -> None:
+        self.problems.append(self.source.problem(path, rule_name, message, key=key))
 
     def run(self) -> list[Problem]:
         if not isinstance(self.data, dict):
-            self.add((), "a contract is a YAML mapping (name: ..., input: ...)")
+            self.add((), "contract-format", "a contract is a YAML mapping (name: ..., input: ...)")
             return self.problems
         meta_errors = _sorted_errors(_meta_validator().iter_errors(self.data))
         for error in meta_errors:
@@ -74,13 +68,16 @@ class _Checker:
                 allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
                 extra = next((k for k in error.instance if k not in allowed), None)
                 if extra is not None:
-                    self.add((*path, extra), f"contract format: {describe(error)}", key=True)
+                    self.add((*path, extra), "contract-format", f"contract format: {describe(error)}", key=True)
                     continue
-            self.add(path, f"contract format: {describe(error)}")
+            self.add(path, "contract-format", f"contract format: {describe(error)}")
         if meta_errors:
             return self.problems
-        self._schema(("input",))
-        self._schema(("output",))
+        self.problems.extend(check_schema(self.source, ("input",)))
+        self.problems.extend(check_schema(self.source, ("output",)))
+        for code, entry in self.data["errors"].items():
+            for name in entry.get("params", {}):
+                self.problems.extend(check_schema(self.source, ("errors", code, "params", name)))
         self._file_name()
         templates_ok = self._errors()
         templates_ok = self._render() and templates_ok
@@ -90,28 +87,14 @@ class _Checker:
             self._examples()
         return self.problems
 
-    def _schema(self, path: tuple[str]) -> None:
-        schema = self.data[path[0]]
-        dialect = schema.get("$schema")
-        if dialect is not None and dialect.rstrip("#") != _DIALECT:
-            self.add((*path, "$schema"), f"only JSON Schema 2020-12 is supported ({_DIALECT})")
-            return
-        errors = _sorted_errors(_schema_checker().iter_errors(schema))
-        for error in errors:
-            self.add((*path, *error.absolute_path), f"not valid JSON Schema: {error.message}")
-        if errors:
-            return
-        try:
-            jsonschema_rs.validator_for(schema, validate_formats=False)
-        except Exception as exc:  # the compiled validator rejects what python-jsonschema accepts
-            self.add(path, f"not valid JSON Schema: {exc}")
-
     def _file_name(self) -> None:
         expected = module_name(self.data["name"])
         stem = PurePosixPath(self.source.path).stem
         if stem != expected:
             self.add(
-                ("name",), f"the file of tool '{self.data['name']}' must be named {expected}.yaml, not {stem}.yaml"
+                ("name",),
+                "file-name",
+                f"the file of tool '{self.data['name']}' must be named {expected}.yaml, not {stem}.yaml",
             )
 
     def _errors(self) -> bool:
@@ -119,11 +102,16 @@ class _Checker:
         inputs = set(self.data["input"].get("properties", {}))
         for code, entry in self.data["errors"].items():
             if code in STANDARD_ERRORS:
-                self.add(("errors", code), f"error code '{code}' is a standard code every contract inherits", key=True)
+                self.add(
+                    ("errors", code),
+                    "standard-code",
+                    f"error code '{code}' is a standard code every contract inherits",
+                    key=True,
+                )
             try:
                 template = Template(entry["message"])
             except TemplateSyntaxError as exc:
-                self.add(("errors", code, "message"), f"message of error '{code}': {exc.detail}")
+                self.add(("errors", code, "message"), "template-syntax", f"message of error '{code}': {exc.detail}")
                 ok = False
                 continue
             params = set(entry.get("params", {}))
@@ -131,10 +119,16 @@ class _Checker:
                 if name not in inputs and name not in params:
                     self.add(
                         ("errors", code, "message"),
+                        "unknown-placeholder",
                         f"placeholder {{{name}}} names no input field and no param of error '{code}'",
                     )
             for name in params - set(template.fields):
-                self.add(("errors", code, "params", name), f"param '{name}' is not used in the message", key=True)
+                self.add(
+                    ("errors", code, "params", name),
+                    "unused-param",
+                    f"param '{name}' is not used in the message",
+                    key=True,
+                )
         return ok
 
     def _render(self) -> bool:
@@ -160,11 +154,11 @@ class _Checker:
         try:
             fields = Template(render[key]).fields
         except TemplateSyntaxError as exc:
-            self.add(("render", key), f"render.{key}: {exc.detail}")
+            self.add(("render", key), "template-syntax", f"render.{key}: {exc.detail}")
             return False
         for name in dict.fromkeys(fields):
             if not allowed(name):
-                self.add(("render", key), f"placeholder {{{name}}} {rule}")
+                self.add(("render", key), "unknown-placeholder", f"placeholder {{{name}}} {rule}")
         return True
 
     def _gate(self) -> None:
@@ -175,27 +169,34 @@ class _Checker:
         outputs = self.data["output"].get("properties", {})
         for key in ("path_argument", "token_argument"):
             if gate[key] not in inputs:
-                self.add(("skill_gate", key), f"'{gate[key]}' is not an input field")
+                self.add(("skill_gate", key), "skill-gate", f"'{gate[key]}' is not an input field")
         if gate["token_argument"] in self.data["input"].get("required", ()):
-            self.add(("skill_gate", "token_argument"), "the token field cannot be required: the SKILL.md read has none")
+            self.add(
+                ("skill_gate", "token_argument"),
+                "skill-gate",
+                "the token field cannot be required: the SKILL.md read has none",
+            )
         if gate["token_output"] not in outputs:
-            self.add(("skill_gate", "token_output"), f"'{gate['token_output']}' is not an output field")
+            self.add(("skill_gate", "token_output"), "skill-gate", f"'{gate['token_output']}' is not an output field")
         elif gate["token_output"] in self.data["output"].get("required", ()):
             self.add(
-                ("skill_gate", "token_output"), "the token output field cannot be required: only one read returns it"
+                ("skill_gate", "token_output"),
+                "skill-gate",
+                "the token output field cannot be required: only one read returns it",
             )
         for key in ("missing_error", "invalid_error"):
             if gate[key] not in self.data["errors"]:
-                self.add(("skill_gate", key), f"error code '{gate[key]}' is not in the catalogue")
+                self.add(("skill_gate", key), "skill-gate", f"error code '{gate[key]}' is not in the catalogue")
 
     def _dynamic_enums(self) -> None:
         inputs = self.data["input"].get("properties", {})
         for name in self.data.get("dynamic_enums", {}):
             prop = inputs.get(name)
             if not isinstance(prop, dict) or prop.get("type") != "string":
-                self.add(("dynamic_enums", name), f"'{name}' must be a string input field", key=True)
+                self.add(("dynamic_enums", name), "dynamic-enum", f"'{name}' must be a string input field", key=True)
             elif "enum" in prop:
-                self.add(("input", "properties", name, "enum"), f"'{name}' gets its enum at start-up; do not write one")
+                message = f"'{name}' gets its enum at start-up; do not write one"
+                self.add(("input", "properties", name, "enum"), "dynamic-enum", message)
 
     def _examples(self) -> None:
         examples = self.data["examples"]
@@ -208,39 +209,61 @@ class _Checker:
             at: JsonPath = ("examples", i)
             name = example["name"]
             if name in seen:
-                self.add((*at, "name"), f"duplicate example name '{name}' (also example {seen[name] + 1})")
+                self.add(
+                    (*at, "name"),
+                    "duplicate-example",
+                    f"duplicate example name '{name}' (also example {seen[name] + 1})",
+                )
             seen[name] = i
             for path in example.get("given", {}).get("files", {}):
                 if ".." in PurePosixPath(path).parts:
-                    self.add((*at, "given", "files", path), f"fixture path '{path}' must not contain '..'", key=True)
+                    self.add(
+                        (*at, "given", "files", path),
+                        "fixture-path",
+                        f"fixture path '{path}' must not contain '..'",
+                        key=True,
+                    )
             if "skill_token" in example and "skill_gate" not in self.data:
-                self.add((*at, "skill_token"), "skill_token needs a skill_gate in the contract", key=True)
+                self.add(
+                    (*at, "skill_token"),
+                    "example-skill-token",
+                    "skill_token needs a skill_gate in the contract",
+                    key=True,
+                )
             expect = example["expect"]
             code = expect.get("error")
             input_errors = _sorted_errors(input_check.iter_errors(example["input"]))
             if code == INVALID_ARGUMENTS:
                 # A dynamic enum is only known at start-up, so a value outside it looks valid here.
                 if not input_errors and not self.data.get("dynamic_enums"):
-                    self.add((*at, "input"), "the example expects invalid_arguments, but its input is valid")
+                    self.add(
+                        (*at, "input"),
+                        "example-input-valid",
+                        "the example expects invalid_arguments, but its input is valid",
+                    )
             else:
                 for error in input_errors:
                     self.add(
                         (*at, "input", *error.absolute_path),
+                        "example-input",
                         f"example input breaks the input schema: {describe(error)}",
                     )
             if "output" in expect:
                 for error in _sorted_errors(output_check.iter_errors(expect["output"])):
                     self.add(
                         (*at, "expect", "output", *error.absolute_path),
+                        "example-output",
                         f"example output breaks the output schema: {describe(error)}",
                     )
             for key, value in expect.get("output_includes", {}).items():
                 if key not in props:
-                    self.add((*at, "expect", "output_includes", key), f"'{key}' is not an output field", key=True)
+                    message = f"'{key}' is not an output field"
+                    self.add((*at, "expect", "output_includes", key), "example-output", message, key=True)
                     continue
                 for error in _sorted_errors(Draft202012Validator(props[key]).iter_errors(value)):
                     self.add(
                         (*at, "expect", "output_includes", key, *error.absolute_path),
+                        "example-output",
                         f"example output breaks the output schema: {describe(error)}",
                     )
             if code is not None:
@@ -249,10 +272,14 @@ class _Checker:
             elif "text" in expect and "output" in expect:
                 rendered = self._render_result(expect["output"])
                 if rendered is not None and rendered != expect["text"]:
-                    self.add((*at, "expect", "text"), "the text does not match the output rendered by render.result")
+                    self.add(
+                        (*at, "expect", "text"),
+                        "example-text",
+                        "the text does not match the output rendered by render.result",
+                    )
         for code in self.data["errors"]:
             if code not in covered:
-                self.add(("errors", code), f"error '{code}' has no example", key=True, level=Level.WARNING)
+                self.add(("errors", code), "error-without-example", f"error '{code}' has no example", key=True)
 
     def _render_result(self, output: Mapping[str, Any]) -> str | None:
         template = Template(self.data.get("render", {}).get("result", "{$}"))
@@ -269,7 +296,7 @@ class _Checker:
         elif code in catalogue:
             template = Template(catalogue[code]["message"])
         else:
-            self.add((*at, "expect", "error"), f"error code '{code}' is not in the catalogue")
+            self.add((*at, "expect", "error"), "example-error-code", f"error code '{code}' is not in the catalogue")
             return
         message = expect.get("message")
         if message is None:
@@ -278,6 +305,7 @@ class _Checker:
         if not template.pattern(known).fullmatch(message):
             self.add(
                 (*at, "expect", "message"),
+                "example-message",
                 f"the message does not match the template of '{code}': {template.source!r}",
             )
             return
@@ -285,7 +313,11 @@ class _Checker:
             render = Template(self.data.get("render", {}).get("error", "ERROR: {message}"))
             values = {"message": message, "code": code, "hint": ""}
             if WHOLE not in render.fields and "hint" not in render.fields and render.render(values) != expect["text"]:
-                self.add((*at, "expect", "text"), "the text does not match the message rendered by render.error")
+                self.add(
+                    (*at, "expect", "text"),
+                    "example-text",
+                    "the text does not match the message rendered by render.error",
+                )
 
 
 def check_source(source: Source) -> list[Problem]:
@@ -304,14 +336,20 @@ def check_together(sources: Iterable[Source]) -> list[Problem]:
             continue
         name = data["name"]
         if name in names:
-            problems.append(source.problem(("name",), f"duplicate tool name '{name}' (also in {names[name].path})"))
+            problems.append(
+                source.problem(
+                    ("name",), "duplicate-tool", f"duplicate tool name '{name}' (also in {names[name].path})"
+                )
+            )
         else:
             names[name] = source
             module = module_name(name)
             if module in modules:
                 other = modules[module]
                 problems.append(
-                    source.problem(("name",), f"tool '{name}' maps to module '{module}' as does {other.path}")
+                    source.problem(
+                        ("name",), "module-clash", f"tool '{name}' maps to module '{module}' as does {other.path}"
+                    )
                 )
             modules[module] = source
     return problems

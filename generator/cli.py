@@ -33,6 +33,7 @@ _STRICT_EXPORT = click.option(
 
 
 def _load(config: ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
+    """The project's contracts, checked; every problem printed as text, exit 1 when one is an error."""
     from toolproof.generator.project import load_project
 
     loaded = load_project(config, strict_export=strict_export, show_losses=show_losses)
@@ -84,12 +85,49 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
 
 
 @click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "github", "sarif", "junit")),
+    default="text",
+    show_default=True,
+    help="How to report: text for people (on stderr); json, github (workflow annotations), "
+    "sarif (2.1.0) or junit (XML, one test case per contract) on stdout.",
+)
 @_STRICT_EXPORT
 @project_option
-def lint(strict_export: bool, project: Path | None) -> None:
-    """Check the contracts; print every problem, and every export loss, as file:line:col: message."""
-    loaded = _load(project_or_exit(project), strict_export=strict_export, show_losses=True)
-    click.echo(f"{len(loaded.contracts)} contract(s) OK")
+def lint(fmt: str, strict_export: bool, project: Path | None) -> None:
+    """Check the contracts; report every problem, and every export loss not accepted, with its rule.
+
+    Text lines read `file:line:col: level [RULE-ID] message`. The project's
+    `[tool.toolproof.lint] strict-export = true` is the same as --strict-export.
+
+    Exit codes: 0 no problem at error level (warnings and notes allowed);
+    1 at least one error; 2 a usage error, or project settings that cannot be read.
+    """
+    from toolproof.generator.project import load_project
+    from toolproof.generator.reports import render_report, summary
+
+    config = project_or_exit(project)
+    strict_export = strict_export or config.lint.get("strict-export") is True
+    loaded = load_project(config, strict_export=strict_export, show_losses=True)
+    folder = config.relative(config.contracts) + "/"
+    files = sorted(
+        {c.source for c in loaded.contracts} | {p.file for p in loaded.problems if p.file.startswith(folder)}
+    )
+    report = render_report(fmt, loaded.problems, files, config.root)
+    counts = summary(loaded.problems)
+    if fmt != "text":
+        click.echo(report, nl=False)
+    elif loaded.problems:
+        click.echo(report, nl=False, err=True)
+    if not loaded.ok:
+        if fmt == "text":
+            click.echo(f"{counts['errors']} error(s), {counts['warnings']} warning(s) in contracts", err=True)
+        sys.exit(1)
+    if fmt == "text":
+        warned = f", {counts['warnings']} warning(s)" if counts["warnings"] else ""
+        click.echo(f"{len(loaded.contracts)} contract(s) OK{warned}")
 
 
 @click.command()
@@ -105,8 +143,9 @@ def export(fmt: str, toolset: str | None, tools: tuple[str, ...], strict_export:
     outside any project, the built-in tools.
     """
     from toolproof.generator.exporting import export_text
+    from toolproof.generator.project import unaccepted_losses
 
-    loaded = _load(project_or_exit(project), strict_export=strict_export)
+    loaded = _load(project_or_exit(project))  # this format's losses are judged below, on their own
     served = loaded.served
     chosen = [c for c in served if (toolset is None or toolset in c.toolsets) and (not tools or c.name in tools)]
     unknown = set(tools) - {c.name for c in served}
@@ -115,6 +154,7 @@ def export(fmt: str, toolset: str | None, tools: tuple[str, ...], strict_export:
     if not chosen:
         raise click.UsageError("no tool matches the selection")
     text, losses = export_text(fmt, chosen, loaded.enum_sources())
+    losses = unaccepted_losses(loaded, losses)
     if strict_export and losses:
         for loss in losses:
             click.echo(
@@ -188,3 +228,55 @@ def new(tool: str, project: Path | None) -> None:
     for path in written:
         click.echo(f"wrote {path}")
     _generate(config)
+
+
+@click.command()
+@click.option(
+    "--against",
+    required=True,
+    metavar="REF",
+    help="A git ref, a project or contracts folder, or toolproof==VERSION (its built-in contracts).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding is at this level or above.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text (file:line:col: level [RULE] CATEGORY: sentence), json, or github (workflow annotations); on stdout.",
+)
+@project_option
+def breaking(against: str, fail_on: str, fmt: str, project: Path | None) -> None:
+    """Report every change since REF that breaks callers, providers, the model or generated code.
+
+    Each finding names a rule, its level (breaking.toml pins them), the place in
+    the new contract and what breaks. Exit 0 when nothing is at or above
+    --fail-on, 1 when something is, 2 when REF or breaking.toml is wrong.
+    """
+    from toolproof.generator.breaking import compare, load_against, report
+    from toolproof.generator.breaking_rules import BreakingError, Severity, load_severities
+
+    config = project_or_exit(project)
+    try:
+        levels = load_severities(config)
+        old = load_against(against, config)
+    except BreakingError as exc:
+        click.echo(f"toolproof: {exc}", err=True)
+        sys.exit(2)
+    loaded = _load(config)
+    folder = config.relative(config.contracts)
+    findings = compare(old, loaded.contracts, levels, enums=loaded.enum_sources(), folder=folder)
+    text, failed = report(findings, fmt, against=against, contracts=len(loaded.contracts), fail_on=Severity(fail_on))
+    click.echo(text, nl=False)
+    if failed:
+        sys.exit(1)
+
+
+__all__ += ["breaking"]

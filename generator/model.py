@@ -61,6 +61,8 @@ class Contract:
     errors: tuple[ErrorModel, ...]
     render: Mapping[str, str]
     symlinks: str
+    hardlinks: str | None
+    """``allow`` or ``deny`` when the contract says; None leaves the runtime's default (``allow``)."""
     skill_gate: Mapping[str, str] | None
     dynamic_enums: Mapping[str, str]
     metadata: Mapping[str, Any]
@@ -113,6 +115,7 @@ class Contract:
             },
             "render": dict(self.render),
             "symlinks": self.symlinks,
+            **({"hardlinks": self.hardlinks} if self.hardlinks else {}),
             **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
             "dynamic_enums": dict(self.dynamic_enums),
             "examples": list(self.examples),
@@ -167,6 +170,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         errors=tuple(errors),
         render={**DEFAULT_RENDER, **data.get("render", {})},
         symlinks=data.get("symlinks", "within_root"),
+        hardlinks=data.get("hardlinks"),
         skill_gate=data.get("skill_gate"),
         dynamic_enums=data.get("dynamic_enums", {}),
         metadata=data.get("metadata", {}),

@@ -7,12 +7,15 @@ this module loads and checks the contracts and renders what ``toolproof gen`` wr
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolproof.generator.checks import check_source, check_together
+from toolproof.generator.exports import DEFINITION_FORMATS
+from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
 from toolproof.generator.model import Contract, build_contract
-from toolproof.generator.problems import Level, Problem
+from toolproof.generator.problems import Level, Problem, rule
 from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
 from toolproof.generator.source import Source, load_source
 from toolproof.runtime.project import (
@@ -24,7 +27,7 @@ from toolproof.runtime.project import (
     load_config,
 )
 
-__all__ = ["Project", "builtin_skill_names", "config_for", "load_project"]
+__all__ = ["Project", "builtin_skill_names", "config_for", "load_project", "unaccepted_losses"]
 
 
 @dataclass(slots=True)
@@ -87,24 +90,53 @@ def builtin_skill_names() -> list[str]:
     )
 
 
+def _acceptance(project: Project) -> tuple[list[AcceptedLoss], list[Problem]]:
+    tools = {c.name for c in project.contracts}
+    return accepted_losses(project.config, tools, DEFINITION_FORMATS)
+
+
+def unaccepted_losses(project: Project, losses: Iterable[Loss]) -> list[Loss]:
+    """The losses the project's ``accept-losses`` does not accept, each judged by its own provider's entries.
+
+    For a command that exports one format and checks its losses itself (``toolproof export --strict-export``).
+    """
+    accepted, _ = _acceptance(project)
+    return [loss for loss in losses if not any(entry.matches(loss) for entry in accepted)]
+
+
 def _export_problems(project: Project, *, strict_export: bool, show_losses: bool) -> list[Problem]:
-    """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict)."""
+    """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict).
+
+    Each provider is judged on its own: a loss is accepted by the entries the
+    project's ``accept-losses`` lists for the provider that forced it, and an
+    accepted loss is neither shown nor an error; an entry that accepts nothing is a warning.
+    """
     exports = export_all(project.served, project.enum_sources())
     where = project.config.relative(project.config.contracts)
-    problems: list[Problem] = []
+    accepted, problems = _acceptance(project)
     limits = sorted({p for per_set in exports.values() for e in per_set.values() for p in e.problems})
-    problems.extend(Problem(where, 1, 1, f"provider limit: {text}") for text in limits)
-    if not (strict_export or show_losses):
-        return problems
+    problems.extend(rule("provider-limit").at(where, 1, 1, f"provider limit: {text}") for text in limits)
     by_name = {c.name: c for c in project.contracts}
     level = Level.ERROR if strict_export else Level.NOTE
+    used: set[AcceptedLoss] = set()
     for loss in losses_of(exports):
         contract = by_name.get(loss.tool)
         if contract is None:  # a built-in contract's losses are toolproof's to report, not the project's
             continue
-        line, column = contract.where((loss.schema, *loss.path))
-        message = f"{loss.format}: {loss.schema}{loss.pointer() or ''} {loss.keyword}: {loss.action} ({loss.detail})"
-        problems.append(Problem(contract.source, line, column, message, level))
+        accepting = next((a for a in accepted if a.matches(loss)), None)
+        if accepting is not None:
+            used.add(accepting)
+            continue
+        if strict_export or show_losses:
+            line, column = contract.where((loss.schema, *loss.path))
+            message = f"{loss.format}: {loss.key()} {loss.action} ({loss.detail})"
+            problems.append(rule("export-loss").at(contract.source, line, column, message, level))
+    for entry in accepted:
+        if entry not in used:
+            message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
+            problems.append(
+                rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
+            )
     return problems
 
 
@@ -127,7 +159,7 @@ def _load_contracts(config: ProjectConfig, project: Project) -> tuple[list[Contr
     where = config.relative(folder)
     paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
     if not paths:
-        project.problems.append(Problem(where, 1, 1, f"no contracts found ({where}/*.yaml)"))
+        project.problems.append(rule("no-contracts").at(where, 1, 1, f"no contracts found ({where}/*.yaml)"))
         return [], []
     contracts: list[Contract] = []
     sources: list[Source] = []
@@ -157,7 +189,9 @@ def _included(config: ProjectConfig, project: Project) -> list[Contract]:
     where = config.relative(config.config_file) if config.config_file else "toolproof.toml"
     for name in unknown:
         project.problems.append(
-            Problem(where, 1, 1, f"include: no built-in tool set is named {name!r} (known: {', '.join(known)}, all)")
+            rule("unknown-toolset").at(
+                where, 1, 1, f"include: no built-in tool set is named {name!r} (known: {', '.join(known)}, all)"
+            )
         )
     chosen = [c for c in contracts if "all" in config.include or any(n in c.toolsets for n in config.include)]
     own = {c.name: c for c in project.contracts}
@@ -165,8 +199,11 @@ def _included(config: ProjectConfig, project: Project) -> list[Contract]:
         if c.name in own:
             line, column = own[c.name].where(("name",))
             project.problems.append(
-                Problem(
-                    own[c.name].source, line, column, f"tool '{c.name}' is also a built-in tool included by {where}"
+                rule("duplicate-tool").at(
+                    own[c.name].source,
+                    line,
+                    column,
+                    f"tool '{c.name}' is also the built-in tool of set {', '.join(c.toolsets)}, which {where} includes",
                 )
             )
     return chosen

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 import posixpath
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from toolproof.generated import file_read as contract
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.errors import ToolError
+from toolproof.runtime.files.access import Directory, FileAccessError, NotRegularKind, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines
 from toolproof.runtime.files.workspace import Workspace
@@ -73,6 +75,35 @@ def _summary(args: contract.FileReadInput) -> str:
     return f"Read file '{short}'"
 
 
+_KINDS: Final[Mapping[NotRegularKind, str]] = {
+    "directory": "a directory",
+    "fifo": "a FIFO",
+    "socket": "a socket",
+    "device": "a device",
+    "symlink": "a symbolic link",
+    "other": "a special file",
+}
+"""The ``{kind}`` of ``not_a_file``, for each kind of path that is not a regular file."""
+
+
+def _too_large(exc: FileAccessError, path: str) -> ToolError:
+    size = exc.size if exc.size is not None else MAX_FILE_SIZE_BYTES + 1
+    return contract.file_too_large(size=format_file_size(size), max_size=format_file_size(MAX_FILE_SIZE_BYTES))
+
+
+_REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] = {
+    "not_found": lambda exc, path: contract.file_not_found(path=path),
+    "outside_root": lambda exc, path: contract.outside_workspace(),
+    "symlink": lambda exc, path: contract.outside_workspace(),
+    "invalid_path": lambda exc, path: contract.invalid_path(),
+    "permission_denied": lambda exc, path: contract.access_denied(path=path),
+    "hardlink": lambda exc, path: contract.access_denied(path=path),
+    "too_large": _too_large,
+    "not_regular": lambda exc, path: contract.not_a_file(path=path, kind=_KINDS[exc.kind or "other"]),
+}
+"""The error for each reason the file layer gives; any other is ``read_failed`` with its detail."""
+
+
 def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int) -> LineWindow:
     path = args["path"]
     if "\x00" in path:
@@ -87,23 +118,8 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
                 ctx, workspace, target, start=start, limit=limit, max_bytes=MAX_FILE_SIZE_BYTES, absolute=absolute
             )
     except FileAccessError as exc:
-        if exc.reason == "not_found":
-            raise contract.file_not_found(path=path) from None
-        if exc.reason in ("outside_root", "symlink"):
-            raise contract.outside_workspace() from None
-        if exc.reason == "invalid_path":
-            raise contract.invalid_path() from None
-        if exc.reason == "permission_denied":
-            raise contract.access_denied(path=path) from None
-        if exc.reason == "too_large":
-            size = exc.size if exc.size is not None else MAX_FILE_SIZE_BYTES + 1
-            raise contract.file_too_large(
-                size=format_file_size(size), max_size=format_file_size(MAX_FILE_SIZE_BYTES)
-            ) from None
-        if exc.reason == "not_regular":
-            kind = exc.detail.removeprefix("the path is ").split(",")[0]
-            raise contract.not_a_file(path=path, kind=kind) from None
-        raise contract.read_failed(reason=exc.detail) from None
+        refusal = _REFUSALS.get(exc.reason)
+        raise (refusal(exc, path) if refusal is not None else contract.read_failed(reason=exc.detail)) from None
     except DecodeError as exc:
         raise contract.read_failed(reason=exc.detail) from None
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from toolproof.generated import get_skill as contract
 from toolproof.handlers._skills import is_plain_skill_name, open_skill
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.errors import ToolError
+from toolproof.runtime.files.access import Directory, FileAccessError, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import TextFile, read_text
 from toolproof.runtime.skills.catalog import SKILL_FILES
@@ -16,6 +18,16 @@ __all__ = ["handle"]
 
 MAX_BYTES: Final = 1024 * 1024
 """1 MB, read as 1 MiB: a SKILL.MD of exactly 1,048,576 bytes is read."""
+
+
+_REFUSALS: Final[Mapping[Reason, Callable[..., ToolError]]] = {
+    "permission_denied": contract.permission_denied,
+    "hardlink": contract.permission_denied,
+    "too_large": contract.too_large,
+    "outside_root": contract.outside_skills_folder,
+    "symlink": contract.outside_skills_folder,
+}
+"""The error for each reason the file layer gives (called with ``skill_name=``); any other is ``not_a_file``."""
 
 
 def _open_skill(ctx: ToolContext, name: str) -> Directory:
@@ -35,13 +47,7 @@ def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
         except FileAccessError as exc:
             if exc.reason == "not_found":
                 continue
-            if exc.reason == "permission_denied":
-                raise contract.permission_denied(skill_name=name) from None
-            if exc.reason == "too_large":
-                raise contract.too_large(skill_name=name) from None
-            if exc.reason in ("outside_root", "symlink"):
-                raise contract.outside_skills_folder(skill_name=name) from None
-            raise contract.not_a_file(skill_name=name) from None
+            raise _REFUSALS.get(exc.reason, contract.not_a_file)(skill_name=name) from None
         except DecodeError:
             raise contract.invalid_utf8(skill_name=name) from None
     raise contract.skill_md_not_found(skill_name=name)

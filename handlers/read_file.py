@@ -7,12 +7,14 @@ token for its session (``toolproof.runtime.skills.gate``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from toolproof.generated import read_file as contract
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError, split_user_path
+from toolproof.runtime.errors import ToolError
+from toolproof.runtime.files.access import Directory, FileAccessError, NotRegularKind, Reason, split_user_path
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines, window_from_text
 from toolproof.runtime.files.workspace import Workspace
@@ -66,6 +68,33 @@ def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, str, bo
     raise contract.cwd_not_allowed(cwd=cwd)
 
 
+class _PathError(Protocol):
+    def __call__(self, *, path: str) -> ToolError: ...
+
+
+_NOT_REGULAR: Final[Mapping[NotRegularKind, _PathError]] = {
+    "directory": contract.is_directory,
+    "fifo": contract.not_regular,
+    "socket": contract.not_regular,
+    "device": contract.not_regular,
+    "symlink": contract.not_regular,
+    "other": contract.not_regular,
+}
+"""The error for each kind of path that is not a regular file."""
+
+_REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] = {
+    "outside_root": lambda exc, path: contract.outside_allowed(path=path),
+    "symlink": lambda exc, path: contract.outside_allowed(path=path),
+    "invalid_path": lambda exc, path: contract.outside_allowed(path=path),
+    "not_found": lambda exc, path: contract.not_found(path=path),
+    "not_regular": lambda exc, path: _NOT_REGULAR[exc.kind or "other"](path=path),
+    "too_large": lambda exc, path: contract.too_large(path=path),
+    "permission_denied": lambda exc, path: contract.permission_denied(path=path),
+    "hardlink": lambda exc, path: contract.permission_denied(path=path),
+}
+"""The error for each reason the file layer gives; any other is ``read_failed`` with its detail."""
+
+
 def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int) -> LineWindow:
     root, target, absolute = _locate(ctx, path, cwd)
     try:
@@ -82,19 +111,8 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
                 absolute=absolute,
             )
     except FileAccessError as exc:
-        if exc.reason in ("outside_root", "symlink", "invalid_path"):
-            raise contract.outside_allowed(path=path) from None
-        if exc.reason == "not_found":
-            raise contract.not_found(path=path) from None
-        if exc.reason == "not_regular":
-            if "directory" in exc.detail:
-                raise contract.is_directory(path=path) from None
-            raise contract.not_regular(path=path) from None
-        if exc.reason == "too_large":
-            raise contract.too_large(path=path) from None
-        if exc.reason == "permission_denied":
-            raise contract.permission_denied(path=path) from None
-        raise contract.read_failed(path=path, reason=exc.detail) from None
+        refusal = _REFUSALS.get(exc.reason)
+        raise (refusal(exc, path) if refusal else contract.read_failed(path=path, reason=exc.detail)) from None
     except DecodeError as exc:
         if exc.reason == "binary":
             raise contract.binary(path=path) from None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from toolproof.generated import read_file_in_skill as contract
 from toolproof.handlers._skills import is_plain_skill_name, open_skill
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.errors import ToolError
+from toolproof.runtime.files.access import Directory, FileAccessError, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import read_text
 
@@ -15,6 +17,15 @@ __all__ = ["handle"]
 
 MAX_BYTES: Final = 10 * 1024 * 1024
 """Largest file read (10 MiB); the seed sets none, so a 1 MB+ file reads and a huge one cannot exhaust memory."""
+
+
+_REFUSALS: Final[Mapping[Reason, Callable[[str, str], ToolError]]] = {
+    "not_found": lambda skill, path: contract.file_not_found(file_path=path, skill_name=skill),
+    "outside_root": lambda skill, path: contract.path_traversal(),
+    "symlink": lambda skill, path: contract.path_traversal(),
+    "too_large": lambda skill, path: contract.cannot_read(file_path=path, reason="the file is larger than 10 MiB"),
+}
+"""The error for each reason the file layer gives (skill, path); any other is ``cannot_read`` with its detail."""
 
 
 def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
@@ -36,13 +47,10 @@ def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.Re
         try:
             text = read_text(ctx, skill, file_path, max_bytes=MAX_BYTES)
         except FileAccessError as exc:
-            if exc.reason == "not_found":
-                raise contract.file_not_found(file_path=file_path, skill_name=skill_name) from None
-            if exc.reason in ("outside_root", "symlink"):
-                raise contract.path_traversal() from None
-            if exc.reason == "too_large":
-                raise contract.cannot_read(file_path=file_path, reason="the file is larger than 10 MiB") from None
-            raise contract.cannot_read(file_path=file_path, reason=exc.detail) from None
+            refusal = _REFUSALS.get(exc.reason)
+            if refusal is None:
+                raise contract.cannot_read(file_path=file_path, reason=exc.detail) from None
+            raise refusal(skill_name, file_path) from None
         except DecodeError as exc:
             raise contract.cannot_read(file_path=file_path, reason=exc.detail) from None
     return {

@@ -5,14 +5,15 @@ The tree::
     ToolproofError          base of every error the runtime raises on purpose
      ├── ToolError          a catalogued failure of one call; carries a code the model reads
      ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
-     └── FileAccessError    the file layer refused or failed a path (see toolproof.runtime.files.access)
+     ├── FileAccessError    the file layer refused or failed a path (see toolproof.runtime.files.access)
+     └── GateSecretError    the skill gate's secret is missing, empty or too short (see toolproof.runtime.skills.gate)
 
 A handler fails only by raising ``ToolError`` through the typed factories that
 ``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).
 The dispatcher turns bad arguments into ``invalid_arguments``, a name nobody
-registered into ``unknown_tool``, and any other exception into
-``internal_error``, whose message is a fixed sentence: no traceback and no host
-path ever reaches a model.
+registered into ``unknown_tool``, a result larger than the host's cap into
+``response_too_large``, and any other exception into ``internal_error``, whose
+message is a fixed sentence: no traceback and no host path ever reaches a model.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Final
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_ARGUMENTS",
+    "RESPONSE_TOO_LARGE",
     "STANDARD_ERRORS",
     "UNKNOWN_TOOL",
     "RegistryError",
@@ -36,6 +38,7 @@ __all__ = [
 INVALID_ARGUMENTS: Final = "invalid_arguments"
 UNKNOWN_TOOL: Final = "unknown_tool"
 INTERNAL_ERROR: Final = "internal_error"
+RESPONSE_TOO_LARGE: Final = "response_too_large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,11 @@ STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
         message="The tool failed with an internal error. The failure has been logged.",
         hint="Try the call again later, or continue without this tool.",
         status=500,
+    ),
+    RESPONSE_TOO_LARGE: StandardError(
+        message="The result is too large to return: about {size} bytes; the limit is {limit}.",
+        hint="Ask for less: a smaller range or limit, or a narrower request.",
+        status=413,
     ),
 }
 """Codes every contract inherits, with their message templates."""

@@ -3,28 +3,59 @@
 Names, paths and texts that come from a disk, a caller or a peer reach a
 system prompt, a log line, an audit record or JSON. None of them may carry a
 newline that starts a forged line, a control character that rewrites a
-terminal, a bidi override that reorders what a reader sees, or a lone
-surrogate that cannot be encoded. ``printable`` escapes all of those,
+terminal, a bidi override that reorders what a reader sees, an invisible
+character (zero-width, soft hyphen, Unicode tags) that hides text from a
+reader, or a lone surrogate that cannot be encoded. ``printable`` escapes all of those,
 reversibly and visibly; ``one_line`` folds white space first (for prose such as
 descriptions); ``encodable`` only repairs what UTF-8 cannot carry (for JSON
-values that must stay as they are otherwise).
+values that must stay as they are otherwise), and ``encodable_json`` does so
+through a whole JSON value. ``printable_field`` is one value of a
+``key=value`` log line, quoted when a space could forge another field;
+``printable_json`` is a value shown as one line of JSON; ``printable_block`` is
+multi-line text shown on a terminal without any line passing for a line of its own.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["BIDI_CONTROLS", "encodable", "is_printable", "one_line", "printable"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "INVISIBLE",
+    "encodable",
+    "encodable_json",
+    "is_encodable",
+    "is_printable",
+    "one_line",
+    "printable",
+    "printable_block",
+    "printable_field",
+    "printable_json",
+]
 
 BIDI_CONTROLS: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Characters that reorder or isolate the text around them when displayed."""
+INVISIBLE: Final = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+"""Characters that display as nothing (plus the tag block U+E0000..U+E007F, "ASCII smuggling"): escaped too,
+so a name or description cannot carry text a reader does not see."""
 
 _UNSAFE: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
+    "[\x00-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
 )
 _SPACES: Final = re.compile(r"[\s\u2028\u2029]+")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_RAW_IN_JSON: Final = re.compile(
+    "[\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f"
+    "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""What ``json.dumps(..., ensure_ascii=False)`` leaves raw that a reader must not see raw."""
+_UNSAFE_BUT_TAB: Final = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
+)
+_NEEDS_QUOTES: Final = re.compile('[ "=]')
+_LINE_BREAK: Final = re.compile("\r?\n")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -32,7 +63,9 @@ def _escape(match: re.Match[str]) -> str:
     if char == "\\":
         return "\\\\"
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def printable(text: str) -> str:
@@ -56,3 +89,61 @@ def one_line(text: str) -> str:
 def encodable(text: str) -> str:
     """``text`` with each lone surrogate (which UTF-8 cannot carry) replaced by U+FFFD, the rest untouched."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def is_encodable(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate, so UTF-8 (and so JSON) can carry it."""
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def encodable_json(value: Any) -> Any:
+    """A JSON value with ``encodable`` applied to every string in it, keys included.
+
+    Containers are rebuilt only where a string changed, so a clean value comes
+    back as the same object. Values that are not JSON pass through untouched.
+    """
+    if isinstance(value, str):
+        return value if is_encodable(value) else encodable(value)
+    if isinstance(value, dict):
+        pairs = [(encodable_json(key), encodable_json(item)) for key, item in value.items()]
+        changed = any(k is not key or v is not item for (k, v), (key, item) in zip(pairs, value.items(), strict=True))
+        return dict(pairs) if changed else value
+    if isinstance(value, list | tuple):
+        items = [encodable_json(item) for item in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    return value
+
+
+def printable_field(text: str) -> str:
+    """One value of a ``key=value`` line: ``printable``, double-quoted when a reader could split it.
+
+    A value that is empty or holds a space, a quote or an ``=`` is quoted (quotes
+    inside escaped as ``\\x22``), so it cannot forge the fields after it.
+    """
+    safe = printable(text)
+    if safe and _NEEDS_QUOTES.search(safe) is None:
+        return safe
+    return '"' + safe.replace('"', "\\x22") + '"'
+
+
+def printable_json(value: Any) -> str:
+    """``value`` as JSON on one printable line: for a JSON value, still valid JSON of the same value.
+
+    Anything else is shown by its ``repr``. ``json.dumps`` escapes quotes,
+    backslashes and C0 controls; what it leaves raw (C1 controls, bidi controls,
+    line separators, lone surrogates) is escaped here as ``\\uXXXX``, which JSON
+    reads back as the same character.
+    """
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def printable_block(text: str, indent: str = "    ") -> str:
+    """Multi-line text for a terminal: each line as ``printable`` (tabs kept), every line after the first indented.
+
+    Only ``\\n`` or ``\\r\\n`` breaks a line (a lone ``\\r`` and every other break is escaped), and no
+    line but the first starts at the margin, so nothing in ``text`` can pass for
+    a line a host printed on its own (a log record, a ``[Tool Result]`` line).
+    """
+    lines = [_UNSAFE_BUT_TAB.sub(_escape, line) for line in _LINE_BREAK.split(text)]
+    return ("\n" + indent).join(lines)

@@ -1,11 +1,78 @@
-"""What one tool call produced, in the shapes hosts and providers need."""
+"""What one tool call produced, in the shapes hosts and providers need, and the JSON every transport speaks.
+
+``json_value`` reads and ``json_bytes`` writes JSON the way every transport
+must: orjson for speed, the standard library for what orjson gets wrong or
+refuses (integers beyond 64 bits, which orjson reads as floats and will not
+write), and no NaN or infinity either way.
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["ErrorInfo", "ToolResult"]
+import orjson
+
+__all__ = ["ErrorInfo", "ToolResult", "json_bytes", "json_value"]
+
+_LONG_DIGITS: Final = re.compile(r"\d{19}")
+_LONG_DIGITS_B: Final = re.compile(rb"\d{19}")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of the range of a number")
+    return value
+
+
+def json_value(data: str | bytes) -> Any:
+    """One JSON text as a value, integers of any size exact.
+
+    orjson reads almost every text; one holding 19 digits in a row (an integer
+    orjson would turn into a float) or one orjson refuses (a lone surrogate
+    escape, which the runtime then refuses by name) goes to the standard library,
+    which also says where invalid text goes wrong.
+
+    Raises:
+        ValueError: ``data`` is not JSON; NaN, infinities and numbers beyond the range of a float included.
+        RecursionError: ``data`` is nested too deeply to read.
+    """
+    long_digits = _LONG_DIGITS_B if isinstance(data, bytes) else _LONG_DIGITS
+    if long_digits.search(data) is None:  # type: ignore[arg-type]
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data, parse_constant=_reject_constant, parse_float=_finite)
+
+
+def json_bytes(value: Any) -> bytes:
+    """``value`` as compact UTF-8 JSON, integers of any size kept exact.
+
+    orjson writes almost every message; it refuses integers beyond 64 bits
+    (and nesting deeper than 254), which the standard library writes instead,
+    digit for digit.
+
+    Raises:
+        ValueError: ``value`` cannot be JSON: a lone surrogate, a type JSON has
+            no form for, or a NaN or infinity that orjson did not handle.
+    """
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        pass
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except (TypeError, RecursionError) as exc:
+        raise ValueError(f"not JSON: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

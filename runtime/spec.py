@@ -2,9 +2,9 @@
 
 The runtime never reads YAML: ``<generated package>/contracts/<module>.json``
 carries the checked, normalised contract, and the package's ``CONTRACTS`` lists
-the modules. Fields that belong to one family of tools (``symlinks`` for the
-file layer, ``skill_gate`` for the skills) travel in ``settings``; the core
-never reads them.
+the modules. Fields that belong to one family of tools (``symlinks`` and
+``hardlinks`` for the file layer, ``skill_gate`` for the skills) travel in
+``settings``; the core never reads them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["BUILTIN_PACKAGE", "SETTINGS", "ErrorSpec", "ToolSpec", "generated_di
 BUILTIN_PACKAGE = "toolproof.generated"
 """The generated package of the built-in tools."""
 
-SETTINGS = ("symlinks", "skill_gate")
+SETTINGS = ("symlinks", "hardlinks", "skill_gate")
 """Contract fields read by a family of tools, not by the core; they travel in ``ToolSpec.settings``."""
 
 JSON = Any

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from toolproof.generator.cli import export, gen, init, lint, new
+from toolproof.generator.cli import breaking, export, gen, init, lint, new
 from toolproof.runtime.conformance.commands import conform
 from toolproof.runtime.serve.commands import call, serve, skills, toolsets
 
@@ -23,7 +23,7 @@ def cli() -> None:
     """Contract-first toolkit for LLM tools."""
 
 
-for _command in (init, new, gen, lint, export, call, serve, conform, toolsets, skills):
+for _command in (init, new, gen, lint, breaking, export, call, serve, conform, toolsets, skills):
     cli.add_command(_command)
 
 

@@ -4,7 +4,9 @@ Paths are relative to a test folder that holds ``skills/`` and ``workspace/``
 (the roots the tools may read) and whatever the example puts beside them, such
 as a secret that must stay out of reach. A fixture is a string (UTF-8 text) or
 a mapping of one kind: ``text``, ``base64``, ``repeat`` + ``times`` (a large
-generated file), ``symlink`` (its target, written as is), ``fifo`` or ``dir``;
+generated file), ``symlink`` (its target, written as is), ``hardlink`` (another
+name for a file laid down before it, given by its path in the test folder),
+``fifo`` or ``dir``;
 ``mode`` (octal string) sets permissions; ``delete`` removes what is there
 (for changes made after the host started).
 """
@@ -44,7 +46,7 @@ def lay_fixtures(base: Path, files: Mapping[str, Any]) -> None:
     An existing path is replaced; ``{delete: true}`` removes it.
 
     Raises:
-        ValueError: a fixture path leaves ``base`` or a fixture has no known kind.
+        ValueError: a fixture path (or a hard link's file) leaves ``base``, or a fixture has no known kind.
     """
     for folder in ROOT_FOLDERS:
         (base / folder).mkdir(parents=True, exist_ok=True)
@@ -67,6 +69,8 @@ def lay_fixtures(base: Path, files: Mapping[str, Any]) -> None:
             path.write_bytes(spec["repeat"].encode("utf-8") * spec["times"])
         elif "symlink" in spec:
             os.symlink(spec["symlink"], path)
+        elif "hardlink" in spec:
+            os.link(_target(base, spec["hardlink"]), path, follow_symlinks=False)
         elif spec.get("fifo"):
             os.mkfifo(path)
         elif spec.get("dir"):

@@ -4,14 +4,23 @@ A user path is resolved and opened in one step, walking component by component
 from a directory descriptor of the allowed root with ``O_NOFOLLOW``. The kernel
 never follows a symbolic link for us: when the walk meets one, the policy says
 whether to refuse it (``deny``) or to resolve its target ourselves and keep
-walking beneath the root (``within_root``). ``..`` pops our own stack of open
-directories, so it cannot climb above the root, and there is no gap between a
-check and the open that a swapped file or symlink could slip through.
+walking beneath the root (``within_root``). ``..`` pops our own trail of the
+directories walked through, so it cannot climb above the root, and there is no
+gap between a check and the open that a swapped file or symlink could slip
+through.
+
+A walk holds at most ``MAX_OPEN_DIRS`` descriptors however deep the path goes:
+when ``..`` climbs above those it holds, the ancestors are opened again from the
+root, by the names the walk went through (a file 2,000 folders deep reads with a
+64-descriptor limit). A walk takes at most ``MAX_WALK_OPENS`` steps.
 
 Only regular files are returned. FIFOs are opened with ``O_NONBLOCK`` so they
-never block; they, devices, sockets and directories get ``not_regular`` at once.
-Sizes come from the opened descriptor, and reads stop at the cap even when the
-size lies (``/proc``).
+never block; they, devices, sockets and directories get ``not_regular`` at once,
+with a ``kind`` saying which. A file with more than one name (hard links) may be
+refused (``hardlinks="deny"``): its other names may lie outside the root, and no
+path check can see them. The check is on the opened descriptor. Sizes come from
+the opened descriptor, and reads stop at the cap even when the size lies
+(``/proc``).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import os
 import re
 import stat
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -28,8 +38,12 @@ from typing import Final, Literal
 from toolproof.runtime.errors import ToolproofError
 
 __all__ = [
+    "MAX_OPEN_DIRS",
+    "MAX_WALK_OPENS",
     "Directory",
     "FileAccessError",
+    "HardlinkPolicy",
+    "NotRegularKind",
     "OpenFile",
     "Reason",
     "SymlinkPolicy",
@@ -37,10 +51,12 @@ __all__ = [
 ]
 
 SymlinkPolicy = Literal["deny", "within_root"]
+HardlinkPolicy = Literal["allow", "deny"]
 Reason = Literal[
     "invalid_path",
     "outside_root",
     "symlink",
+    "hardlink",
     "loop",
     "not_found",
     "not_directory",
@@ -50,9 +66,24 @@ Reason = Literal[
     "io_error",
 ]
 
+NotRegularKind = Literal["directory", "fifo", "socket", "device", "symlink", "other"]
+"""What a path that is not a regular file names instead."""
+
 MAX_PATH_CHARS: Final = 4096
 MAX_SYMLINK_HOPS: Final = 40
+MAX_OPEN_DIRS: Final = 16
+"""Directory descriptors one walk holds at most, however deep the path."""
+MAX_WALK_OPENS: Final = 1 << 15
+"""Opens one walk may make, re-opened ancestors included (a 2,000-deep path takes 2,001)."""
 _MAX_RETRIES: Final = 8
+_KIND_WORDS: Final[Mapping[NotRegularKind, str]] = {
+    "directory": "a directory",
+    "fifo": "a FIFO",
+    "socket": "a socket",
+    "device": "a device",
+    "symlink": "a symbolic link",
+    "other": "a special file",
+}
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -61,29 +92,38 @@ _DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
 
 
 class FileAccessError(ToolproofError):
-    """The file layer refused a path or could not read it; ``reason`` says which."""
+    """The file layer refused a path or could not read it; ``reason`` says which (``kind`` for ``not_regular``)."""
 
-    def __init__(self, reason: Reason, path: str, detail: str, *, size: int | None = None) -> None:
+    def __init__(
+        self, reason: Reason, path: str, detail: str, *, size: int | None = None, kind: NotRegularKind | None = None
+    ) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason: Reason = reason
         self.path = path
         self.detail = detail
         self.size = size
         """For ``too_large``: the size found, when known."""
+        self.kind = kind
+        """For ``not_regular``: what the path names instead of a regular file."""
+
+    @classmethod
+    def not_regular(cls, path: str, kind: NotRegularKind) -> FileAccessError:
+        """``not_regular`` for a path that names ``kind``, with the detail built from it."""
+        return cls("not_regular", path, f"the path is {_KIND_WORDS[kind]}, not a regular file", kind=kind)
 
 
-def _kind(mode: int) -> str:
+def _kind(mode: int) -> NotRegularKind:
     if stat.S_ISDIR(mode):
-        return "a directory"
+        return "directory"
     if stat.S_ISFIFO(mode):
-        return "a FIFO"
+        return "fifo"
     if stat.S_ISSOCK(mode):
-        return "a socket"
+        return "socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+        return "device"
     if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return "not a regular file"
+        return "symlink"
+    return "other"
 
 
 def split_user_path(user_path: str) -> tuple[bool, list[str]]:
@@ -233,18 +273,30 @@ class Directory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def open_file(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root", absolute: bool = False) -> OpenFile:
+    def open_file(
+        self,
+        user_path: str,
+        *,
+        symlinks: SymlinkPolicy = "within_root",
+        hardlinks: HardlinkPolicy = "allow",
+        absolute: bool = False,
+    ) -> OpenFile:
         """Open a regular file beneath this directory.
 
         Args:
             user_path: the path as the model wrote it, relative to this directory.
             symlinks: refuse every symbolic link, or follow those that stay beneath.
+            hardlinks: read files with several names, or refuse them (``hardlink``).
             absolute: accept an absolute path that lies beneath this directory.
 
         Raises:
             FileAccessError: whatever stops the path from naming a readable regular file here.
         """
         fd, names, st = self._walk(user_path, want_dir=False, symlinks=symlinks, absolute=absolute)
+        if hardlinks == "deny" and st.st_nlink > 1:
+            os.close(fd)
+            detail = f"the file has {st.st_nlink} names (hard links), and files with more than one are not read here"
+            raise FileAccessError("hardlink", user_path, detail)
         return OpenFile(fd, self.real, "/".join(names), st)
 
     def open_dir(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root") -> Directory:
@@ -265,8 +317,7 @@ class Directory:
             if below is None:
                 raise FileAccessError("outside_root", user_path, "the path is outside the allowed folder")
             parts = below
-        fds: list[int] = []
-        names: list[str] = []
+        trail = _Trail(self.fd, user_path)
         pending = deque(parts)
         hops = 0
         retries = 0
@@ -274,13 +325,13 @@ class Directory:
             while pending:
                 name = pending.popleft()
                 if name == "..":
-                    if not names:
+                    if not trail.names:
                         raise FileAccessError("outside_root", user_path, "the path climbs above the allowed folder")
-                    os.close(fds.pop())
-                    names.pop()
+                    trail.pop()
                     continue
                 last = not pending
-                here = fds[-1] if fds else self.fd
+                here = trail.here()
+                trail.step()
                 try:
                     fd = os.open(name, _DIR_FLAGS if (want_dir or not last) else _FILE_FLAGS, dir_fd=here)
                 except OSError as exc:
@@ -291,7 +342,7 @@ class Directory:
                             retries += 1
                             pending.appendleft(name)
                             continue
-                        raise self._open_error(exc, user_path, last, want_dir) from None
+                        raise self._open_error(exc, name, here, user_path, last, want_dir) from None
                     hops += 1
                     if hops > MAX_SYMLINK_HOPS:
                         raise FileAccessError("loop", user_path, "too many levels of symbolic links") from None
@@ -302,24 +353,20 @@ class Directory:
                             raise FileAccessError(
                                 "outside_root", user_path, "a symbolic link leads outside the allowed folder"
                             ) from None
-                        for open_fd in fds:
-                            os.close(open_fd)
-                        fds.clear()
-                        names.clear()
+                        trail.clear()
                         link_parts = below
                     pending.extendleft(reversed(link_parts))
                     continue
                 if last:
-                    return self._finish(fd, [*names, name], user_path, want_dir)
-                fds.append(fd)
-                names.append(name)
+                    return self._finish(fd, [*trail.names, name], user_path, want_dir)
+                trail.push(name, fd)
             # The path named the root itself, or ended in "..".
             if want_dir:
-                return os.dup(fds[-1] if fds else self.fd), names, os.fstat(fds[-1] if fds else self.fd)
-            raise FileAccessError("not_regular", user_path, "the path is a directory, not a file")
+                here = trail.here()
+                return os.dup(here), list(trail.names), os.fstat(here)
+            raise FileAccessError.not_regular(user_path, "directory")
         finally:
-            for open_fd in fds:
-                os.close(open_fd)
+            trail.close()
 
     @staticmethod
     def _finish(fd: int, names: list[str], user_path: str, want_dir: bool) -> tuple[int, list[str], os.stat_result]:
@@ -327,7 +374,7 @@ class Directory:
         if want_dir or stat.S_ISREG(st.st_mode):
             return fd, names, st
         os.close(fd)
-        raise FileAccessError("not_regular", user_path, f"the path is {_kind(st.st_mode)}, not a regular file")
+        raise FileAccessError.not_regular(user_path, _kind(st.st_mode))
 
     @staticmethod
     def _symlink_target(
@@ -352,7 +399,7 @@ class Directory:
         return target.startswith("/"), [part for part in target.split("/") if part and part != "."]
 
     @staticmethod
-    def _open_error(exc: OSError, user_path: str, last: bool, want_dir: bool) -> FileAccessError:
+    def _open_error(exc: OSError, name: str, here: int, user_path: str, last: bool, want_dir: bool) -> FileAccessError:
         code = exc.errno
         if code == errno.ENOENT:
             return FileAccessError("not_found", user_path, "no such file")
@@ -363,9 +410,90 @@ class Directory:
         if code in (errno.EACCES, errno.EPERM):
             return FileAccessError("permission_denied", user_path, "permission denied")
         if code == errno.ENXIO:
-            return FileAccessError("not_regular", user_path, "the path is a socket or device, not a regular file")
+            # A socket, or a device without a driver. Which one is only for the message: nothing is opened.
+            try:
+                kind = _kind(os.stat(name, dir_fd=here, follow_symlinks=False).st_mode)
+            except OSError:
+                kind = "other"
+            return FileAccessError.not_regular(user_path, kind)
         if code == errno.ENAMETOOLONG:
             return FileAccessError("invalid_path", user_path, "a path component is too long")
         if code == errno.ELOOP:
             return FileAccessError("loop", user_path, "too many levels of symbolic links")
+        if code in (errno.EMFILE, errno.ENFILE):
+            return FileAccessError("io_error", user_path, "too many open files")
         return FileAccessError("io_error", user_path, exc.strerror or "cannot open")
+
+
+class _Trail:
+    """Where a walk is: the name of every directory below the root, and descriptors of the deepest few.
+
+    Descending costs one descriptor per level, but only the last ``MAX_OPEN_DIRS``
+    are kept. When ``..`` climbs above them, ``here`` opens the ancestors again
+    by walking down from the root by the same names with ``O_NOFOLLOW``: each is
+    a real directory beneath the root (a name swapped for a symbolic link since
+    fails to open), and the kernel is never asked for ``..``.
+    """
+
+    __slots__ = ("fds", "names", "opens", "root", "user_path")
+
+    def __init__(self, root: int, user_path: str) -> None:
+        self.root = root
+        self.user_path = user_path
+        self.names: list[str] = []
+        self.fds: list[int] = []
+        """Descriptors of the deepest ``len(fds)`` directories of ``names``, deepest last."""
+        self.opens = 0
+
+    def step(self) -> None:
+        """Count one open, and refuse a walk that takes too many."""
+        self.opens += 1
+        if self.opens > MAX_WALK_OPENS:
+            raise FileAccessError("loop", self.user_path, "the path takes too many steps to resolve")
+
+    def here(self) -> int:
+        """The descriptor of the directory the walk is in."""
+        if not self.names:
+            return self.root
+        if not self.fds:
+            self._reopen()
+        return self.fds[-1]
+
+    def push(self, name: str, fd: int) -> None:
+        """Go down into ``name``, opened as ``fd`` (owned by the trail from now on)."""
+        self.names.append(name)
+        self.fds.append(fd)
+        if len(self.fds) > MAX_OPEN_DIRS:
+            os.close(self.fds.pop(0))
+
+    def pop(self) -> None:
+        """Go up one level (the caller checked that the walk is below the root)."""
+        self.names.pop()
+        if self.fds:
+            os.close(self.fds.pop())
+
+    def clear(self) -> None:
+        """Go back to the root."""
+        self.close()
+        self.names.clear()
+
+    def close(self) -> None:
+        """Close every descriptor held."""
+        while self.fds:
+            os.close(self.fds.pop())
+
+    def _reopen(self) -> None:
+        parent = self.root
+        try:
+            for name in self.names:
+                self.step()
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+                self.fds.append(fd)
+                if len(self.fds) > MAX_OPEN_DIRS:
+                    os.close(self.fds.pop(0))
+                parent = fd
+        except OSError:
+            self.close()
+            raise FileAccessError(
+                "not_found", self.user_path, "a folder of the path changed while it was resolved"
+            ) from None

@@ -1,4 +1,9 @@
-"""Audit records: one per file access, written before any of its content is returned."""
+"""Audit records: one per file access, written before any of its content is returned.
+
+The default sink writes one ``key=value`` line per record. Every text field
+(the path above all, which a caller chooses) goes through ``printable_field``,
+so no path can end the line early and forge a record, nor add a field.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from toolproof.runtime.context import ToolContext
+from toolproof.runtime.printable import printable_field
 
 __all__ = ["Audit", "AuditRecord", "AuditSink", "audit_sink", "log_audit"]
 
@@ -30,13 +36,13 @@ AuditSink = Callable[[AuditRecord], None]
 
 
 def log_audit(record: AuditRecord) -> None:
-    """The default sink: one INFO line on the ``toolproof.audit`` logger."""
+    """The default sink: one INFO line on the ``toolproof.audit`` logger, every text field escaped."""
     _log.info(
         "tool=%s session=%s path=%s outcome=%s bytes=%d duration_ms=%.3f",
-        record.tool,
-        record.session,
-        record.path,
-        record.outcome,
+        printable_field(record.tool),
+        None if record.session is None else printable_field(record.session),
+        printable_field(record.path),
+        printable_field(record.outcome),
         record.bytes,
         record.duration_ms,
     )

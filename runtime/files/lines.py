@@ -1,8 +1,10 @@
 """Line windows over an open file, reading no more than the window needs.
 
-A line ends at its terminator (``\\n``, or ``\\r`` in a file of classic-Mac line
-ends); a ``\\r`` before ``\\n`` is stripped; a final line without a terminator
-counts, and a trailing terminator does not add an empty line. The scanner reads
+A line ends at ``\\r\\n``, ``\\n`` or a lone ``\\r``, wherever they are and however
+they mix (as ``bytes.splitlines`` and editors count them); a final line without
+a terminator counts, and a trailing terminator does not add an empty line. A
+chunk holding a ``\\r`` is normalised (every terminator made ``\\n``) before it is
+scanned; a ``\\r\\n`` cut in two by a chunk boundary counts once. The scanner reads
 the file in chunks with ``pread``: it *counts* terminators (at memory speed)
 until the window's first line, collects the window, and then either stops or,
 when the caller needs the total, keeps counting. Every line is cut at
@@ -97,19 +99,37 @@ class Window:
     bytes_read: int
 
 
-def _nth_end(chunk: bytes | bytearray, term: bytes, start: int, n: int) -> int:
-    """The offset just past the ``n``-th terminator at or after ``start`` (n >= 1, known to exist)."""
+def _nth_end(chunk: bytes | bytearray, start: int, n: int) -> int:
+    """The offset just past the ``n``-th ``\\n`` at or after ``start`` (n >= 1, known to exist)."""
     step = 4096
     pos = start
     while True:
-        count = chunk.count(term, pos, pos + step)
+        count = chunk.count(b"\n", pos, pos + step)
         if count >= n:
             break
         n -= count
         pos += step
     for _ in range(n):
-        pos = chunk.index(term, pos) + 1
+        pos = chunk.index(b"\n", pos) + 1
     return pos
+
+
+def _normalised(raw: bytearray, after_cr: bool) -> bytes | bytearray:
+    """``raw`` with every line end made ``\\n``, less a leading ``\\n`` that ends the ``\\r`` before it."""
+    chunk: bytes | bytearray = raw
+    if b"\r" in raw:
+        chunk = bytes(raw).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if after_cr and raw[:1] == b"\n":
+        chunk = chunk[1:]
+    return chunk
+
+
+def _more_after(fd: int, end: int, size: int, after_cr: bool) -> bool:
+    """Whether a line starts at or after ``end``, where the previous line has just ended."""
+    if end >= size:
+        return False
+    # Past a CR, a last LF only completes the CRLF: no line starts after it.
+    return not (after_cr and end + 1 == size and os.pread(fd, 1, end) == b"\n")
 
 
 def read_window(
@@ -120,7 +140,6 @@ def read_window(
     limit: int,
     max_line_bytes: int,
     count_total: bool,
-    terminator: bytes = b"\n",
     identity: tuple[int, int, int, int] | None = None,
 ) -> Window:
     """Read lines ``start`` .. ``start + limit - 1`` (1-based) from ``fd``.
@@ -136,17 +155,18 @@ def read_window(
         limit: most lines wanted (at least 1).
         max_line_bytes: longest line kept; longer lines are cut and listed in ``cut``.
         count_total: keep counting to the end so ``total`` is exact.
-        terminator: ``b"\\n"``, or ``b"\\r"`` for classic-Mac files.
         identity: (device, inode, size, mtime_ns) to cache the line index under.
     """
     index = _index_for(identity)
     known_total = index.total
+    stop_at_cut = not count_total
     if known_total is not None:
         if start > known_total:
             return Window(start, [], [], known_total, False, 0)
-        count_total = False  # the index already knows it; stop after the window
+        count_total = False  # the index already knows it: stop after the window (but not before it is full)
     pos, line = index.seek(start)  # ``line`` is always the line holding the byte at ``pos``
-    strip_cr = terminator == b"\n"
+    # A checkpoint may fall between the two bytes of a CRLF: its LF then ends no line.
+    after_cr = pos > 0 and os.pread(fd, 1, pos - 1) == b"\r"
     lines: list[bytes] = []
     cut: list[int] = []
     partial = b""  # the kept start of a window line that runs on into the next chunk
@@ -168,42 +188,45 @@ def read_window(
         got = os.preadv(fd, [view[: min(step, size - pos)]], pos)
         if got == 0:
             break
-        chunk = buffer if got == len(buffer) else buffer[:got]
+        raw = buffer if got == len(buffer) else buffer[:got]
         index.record(pos, line)
+        bytes_read += got
+        chunk = _normalised(raw, after_cr)
+        after_cr = raw[-1] == 0x0D
         n = len(chunk)
-        bytes_read += n
-        ends_with_terminator = chunk.endswith(terminator)
+        if n == 0:  # the LF of a CRLF that the previous chunk ended in the middle of
+            pos += got
+            continue
+        ends_with_terminator = chunk[-1] == 0x0A
         p = 0
         if skipping:
-            q = chunk.find(terminator)
+            q = chunk.find(b"\n")
             if q < 0:
-                pos += n
+                pos += got
                 continue
             skipping = False
             line += 1
             p = q + 1
         elif line < start:
-            terms = chunk.count(terminator)
+            terms = chunk.count(b"\n")
             if line + terms < start:
                 line += terms
-                pos += n
+                pos += got
                 continue
-            p = _nth_end(chunk, terminator, 0, start - line)
+            p = _nth_end(chunk, 0, start - line)
             line = start
         if not partial and len(lines) < limit and p < n:
             # Fast path: the whole lines of this chunk that the window still needs, split in one go.
-            take = min(chunk.count(terminator, p, n), limit - len(lines))
+            take = min(chunk.count(b"\n", p, n), limit - len(lines))
             if take:
-                e = _nth_end(chunk, terminator, p, take)
-                bulk = bytes(chunk[p : e - 1]).split(terminator)
+                e = _nth_end(chunk, p, take)
+                bulk = bytes(chunk[p : e - 1]).split(b"\n")
                 if max(map(len, bulk)) <= max_line_bytes:
-                    if strip_cr and b"\r" in chunk[p:e]:
-                        bulk = [b[:-1] if b.endswith(b"\r") else b for b in bulk]
                     lines.extend(bulk)
                     line += take
                     p = e
         while len(lines) < limit and p < n:
-            q = chunk.find(terminator, p)
+            q = chunk.find(b"\n", p)
             end = n if q < 0 else q
             room = max_line_bytes - len(partial)
             too_long = end - p > room
@@ -212,8 +235,11 @@ def read_window(
             if too_long:
                 cut.append(len(lines))
                 lines.append(piece)
-                if not count_total:
-                    more = (q + 1 < n or pos + n < size) if q >= 0 else (None if pos + n < size else False)
+                if stop_at_cut:
+                    if q < 0:
+                        more = None if pos + got < size else False
+                    else:
+                        more = q + 1 < n or _more_after(fd, pos + got, size, after_cr)
                     if known_total is not None:
                         more = start + len(lines) - 1 < known_total
                     return Window(start, lines, cut, index.total, more, bytes_read)
@@ -226,16 +252,17 @@ def read_window(
                 p = n
                 break
             else:
-                lines.append(piece[:-1] if strip_cr and piece.endswith(b"\r") else piece)
+                lines.append(piece)
             line += 1
             p = q + 1
         if len(lines) >= limit and not skipping:
             if not count_total:
-                return Window(start, lines, cut, index.total, p < n or pos + n < size, bytes_read)
-            line += chunk.count(terminator, p)
-        pos += n
+                more = p < n or _more_after(fd, pos + got, size, after_cr)
+                return Window(start, lines, cut, index.total, more, bytes_read)
+            line += chunk.count(b"\n", p)
+        pos += got
     if in_partial:  # the file ends inside a window line that has no terminator
-        lines.append(partial[:-1] if strip_cr and partial.endswith(b"\r") else partial)
+        lines.append(partial)
     total = 0 if size == 0 else (line - 1 if ends_with_terminator else line)
     index.total = total
     return Window(start, lines, cut, total, start + len(lines) - 1 < total, bytes_read)

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError, SymlinkPolicy
+from toolproof.runtime.files.access import Directory, FileAccessError, HardlinkPolicy, OpenFile, SymlinkPolicy
 from toolproof.runtime.files.audit import AuditRecord, audit_sink
 from toolproof.runtime.files.decoding import (
     Decoded,
@@ -23,7 +23,13 @@ from toolproof.runtime.files.decoding import (
 from toolproof.runtime.files.lines import read_window
 from toolproof.runtime.files.workspace import symlink_policy
 
-__all__ = ["LineWindow", "TextFile", "read_lines", "read_text", "window_from_text"]
+__all__ = ["LineWindow", "TextFile", "hardlink_policy", "read_lines", "read_text", "window_from_text"]
+
+
+def hardlink_policy(ctx: ToolContext) -> HardlinkPolicy:
+    """The contract's policy for files with more than one name (``hardlinks:``; ``allow`` when it says none)."""
+    policy: HardlinkPolicy = ctx.setting("hardlinks", "allow")
+    return policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +51,12 @@ def read_text(
     max_bytes: int,
     utf8_only: bool = False,
     symlinks: SymlinkPolicy | None = None,
+    hardlinks: HardlinkPolicy | None = None,
     absolute: bool = False,
 ) -> TextFile:
     """Open, read and decode ``user_path`` beneath ``root``, auditing the outcome.
+
+    The symbolic- and hard-link policies are the contract's unless given.
 
     Raises:
         FileAccessError: the path is refused or cannot be read.
@@ -55,7 +64,7 @@ def read_text(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks or symlink_policy(ctx), absolute=absolute) as opened,
+        _open(ctx, root, user_path, symlinks, hardlinks, absolute) as opened,
     ):
         audit.path = opened.path
         data = opened.read_all(max_bytes)
@@ -64,6 +73,22 @@ def read_text(
             opened.relpath, opened.path, len(data), opened.stat.st_mtime, decode(data, utf8_only=utf8_only)
         )
     return result
+
+
+def _open(
+    ctx: ToolContext,
+    root: Directory,
+    user_path: str,
+    symlinks: SymlinkPolicy | None,
+    hardlinks: HardlinkPolicy | None,
+    absolute: bool,
+) -> OpenFile:
+    return root.open_file(
+        user_path,
+        symlinks=symlinks or symlink_policy(ctx),
+        hardlinks=hardlinks or hardlink_policy(ctx),
+        absolute=absolute,
+    )
 
 
 class _Audit:
@@ -106,6 +131,8 @@ class LineWindow:
     encoding: str
     bom: bool
     newline: Newline
+    """The line ends of the first 64 KiB (of the whole text when it was decoded whole); numbering never
+    depends on it: ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end a line wherever they are."""
 
 
 _HEAD = 64 * 1024
@@ -156,13 +183,13 @@ def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
     return None, False
 
 
-def _decode_lines(raw: list[bytes], cut: list[int], terminator: bytes, utf8_only: bool) -> list[str]:
-    """Decode a window's UTF-8 lines in one pass (per line only when that fails)."""
+def _decode_lines(raw: list[bytes], cut: list[int], utf8_only: bool) -> list[str]:
+    """Decode a window's UTF-8 lines (which hold no line end) in one pass, per line only when that fails."""
     if cut:
         raw = list(raw)
         for i in cut:
             raw[i] = _trim_partial_utf8(raw[i])
-    joined = terminator.join(raw)
+    joined = b"\n".join(raw)
     try:
         text = joined.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -171,7 +198,7 @@ def _decode_lines(raw: list[bytes], cut: list[int], terminator: bytes, utf8_only
         lines = [line.decode("utf-8", errors="replace") for line in raw]
         text = "".join(lines)
     else:
-        lines = text.split(terminator.decode("ascii")) if raw else []
+        lines = text.split("\n") if raw else []
     if "\x00" in text:
         raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     return lines
@@ -196,6 +223,7 @@ def read_lines(
     max_line_chars: int | None = None,
     utf8_only: bool = False,
     symlinks: SymlinkPolicy | None = None,
+    hardlinks: HardlinkPolicy | None = None,
     absolute: bool = False,
 ) -> LineWindow:
     """Read lines ``start`` .. ``start + limit - 1`` of a text file beneath ``root``, and count them all.
@@ -211,7 +239,7 @@ def read_lines(
     """
     with (
         _Audit(ctx, root, user_path) as audit,
-        root.open_file(user_path, symlinks=symlinks or symlink_policy(ctx), absolute=absolute) as opened,
+        _open(ctx, root, user_path, symlinks, hardlinks, absolute) as opened,
     ):
         audit.path = opened.path
         st = opened.stat
@@ -228,7 +256,7 @@ def read_lines(
             codec, bom, newline = decoded.encoding, decoded.bom, decoded.newline
         else:
             per_line = max_line_chars * 4 if max_line_chars is not None else max_bytes + 1
-            lines, total, more, cut, read = _utf8_window(opened.fd, st, head, bom, start, limit, per_line, utf8_only)
+            lines, total, more, cut, read = _utf8_window(opened.fd, st, bom, start, limit, per_line, utf8_only)
             audit.bytes = read
             newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
         if max_line_chars is not None and lines and max(map(len, lines)) > max_line_chars:
@@ -244,7 +272,6 @@ def read_lines(
 def _utf8_window(
     fd: int,
     st: os.stat_result,
-    head: bytes,
     bom: bool,
     start: int,
     limit: int,
@@ -252,7 +279,8 @@ def _utf8_window(
     utf8_only: bool,
 ) -> tuple[list[str], int, bool, frozenset[int], int]:
     """(lines, total, more, cut, bytes read) of a UTF-8 file, scanned in place."""
-    terminator = b"\r" if b"\n" not in head and b"\r" in head else b"\n"
+    if bom and st.st_size == len(codecs.BOM_UTF8):
+        return [], 0, False, frozenset(), 0  # a BOM alone is an empty text, as when decoded whole
     window = read_window(
         fd,
         size=st.st_size,
@@ -260,12 +288,11 @@ def _utf8_window(
         limit=limit,
         max_line_bytes=per_line,
         count_total=True,
-        terminator=terminator,
         identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
     )
     raw = window.lines
     if bom and start == 1 and raw:
         raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
-    lines = _decode_lines(raw, window.cut, terminator, utf8_only)
+    lines = _decode_lines(raw, window.cut, utf8_only)
     total = window.total if window.total is not None else start + len(lines) - 1
     return lines, total, bool(window.more), frozenset(window.cut), window.bytes_read

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.result import ToolResult
+from toolproof.runtime.serve.mcp import is_request_id
 
 __all__ = [
     "INVALID_PARAMS",
@@ -108,9 +109,13 @@ def mcp_tools_call(runtime: Runtime, request: Any, *, session: str | None = None
     """Answer an MCP ``tools/call`` JSON-RPC request.
 
     Tool errors are results with ``isError``; an unknown tool and a malformed
-    request are JSON-RPC errors, as the MCP specification asks.
+    request are JSON-RPC errors, as the MCP specification asks. An id that is
+    not a string or an integer is not echoed: the answer is Invalid Request
+    with id null.
     """
     request_id = _get(request, "id")
+    if not is_request_id(request_id):
+        return _rpc_error(None, INVALID_REQUEST, "the request id must be a string or an integer")
     params = _get(request, "params")
     if (
         _get(request, "method") != "tools/call"

@@ -73,18 +73,18 @@ def call(
 )
 @click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100), help="Most characters.")
 def skills(skills: tuple[str, ...], budget: int) -> None:
-    """Print the skills section for a system prompt; problems go to stderr."""
+    """Print the skills section for a system prompt; problems go to stderr, one warning line each."""
+    from toolproof.runtime.printable import printable
     from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
 
-    catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir())
+    catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir(), log=False)  # printed below instead
     summary = catalog.summary(budget)
     click.echo(summary.text, nl=False)
     for line in catalog.problems():
         click.echo(f"warning: {line}", err=True)
     if summary.omitted:
-        click.echo(
-            f"warning: {len(summary.omitted)} skill(s) left out by the budget: {', '.join(summary.omitted)}", err=True
-        )
+        left_out = ", ".join(printable(name) for name in summary.omitted)
+        click.echo(f"warning: {len(summary.omitted)} skill(s) left out by the budget: {left_out}", err=True)
 
 
 @click.group()
@@ -111,21 +111,80 @@ def serve_mcp(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str 
 @host_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option(
+    "--head-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="Seconds for a request head.",
+)
+@click.option(
+    "--body-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0.01), help="Seconds for a body."
+)
+@click.option(
+    "--send-timeout",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="Seconds a client may leave a response unread before it is dropped.",
+)
+@click.option(
+    "--max-connections", default=1000, show_default=True, type=click.IntRange(min=1), help="Connections at once."
+)
+@click.option("--max-calls", default=4, show_default=True, type=click.IntRange(min=1), help="Tool calls at once.")
+@click.option(
+    "--max-in-flight-bytes",
+    default=64 << 20,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Bytes of large responses being written at once.",
+)
+@click.option(
+    "--queue-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds a request waits for a call slot or response bytes before 503.",
+)
 @project_option
 def serve_http(
-    workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None, host: str, port: int, project: Path | None
+    workspace: tuple[str, ...],
+    skills: tuple[str, ...],
+    toolset: str | None,
+    host: str,
+    port: int,
+    head_timeout: float,
+    body_timeout: float,
+    send_timeout: float,
+    max_connections: int,
+    max_calls: int,
+    max_in_flight_bytes: int,
+    queue_timeout: float,
+    project: Path | None,
 ) -> None:
-    """Serve POST /tools/{name} and GET /openapi.json with uvicorn."""
-    import uvicorn
+    """Serve POST /tools/{name} and GET /openapi.json with uvicorn.
 
-    from toolproof.runtime.serve.http import HttpApp
+    Half-sent requests time out (408), connections past the limit get 503, and
+    the memory calls and responses hold is bounded; excess requests wait, then
+    get 503 with Retry-After.
+    """
+    from toolproof.runtime.serve.http import HttpApp, HttpLimits
+    from toolproof.runtime.serve.http_server import serve as serve_app
 
     config = project_or_exit(project)
     runtime = runtime_or_exit(config, workspace, skills, toolset)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
-    app = HttpApp(runtime, package=config.package)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    limits = HttpLimits(
+        head_timeout=head_timeout,
+        body_timeout=body_timeout,
+        send_timeout=send_timeout,
+        max_connections=max_connections,
+        max_calls=max_calls,
+        max_in_flight_bytes=max_in_flight_bytes,
+        queue_timeout=queue_timeout,
+    )
+    serve_app(HttpApp(runtime, package=config.package, limits=limits), host=host, port=port)
 
 
 @click.command()

@@ -7,24 +7,38 @@ breaks the input schema). ``GET /openapi.json`` serves the document ``make gen``
 wrote, with the input schemas this runtime serves (dynamic enums included). The
 ``X-Toolproof-Session`` header names the caller's session.
 
-Hand-written because it is about a hundred lines: a framework would add a
-dependency and start-up time and take nothing off our hands.
+What a caller can make the app hold is bounded (``HttpLimits``): a body that
+does not arrive within ``body_timeout`` gets 408 and the connection closes; at
+most ``max_calls`` tool calls run at once; a response is never built whole when
+it is large, but written in pieces as the client reads it, and large responses
+in flight share ``max_in_flight_bytes``. A request that waits longer than
+``queue_timeout`` for a call slot or for its share gets 503 with
+``Retry-After``. A result over the runtime's cap is ``response_too_large``.
+The limits of the connection itself (request heads, idle and stalled clients,
+the number of connections) are the server's: ``toolproof.runtime.serve.http_server``.
+
+Hand-written: a framework would add a dependency and start-up time, and take
+none of the limits above off our hands.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
 
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import INVALID_ARGUMENTS
+from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
+from toolproof.runtime.result import json_bytes
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
+from toolproof.runtime.template import Template
 
-__all__ = ["SESSION_HEADER", "HttpApp"]
+__all__ = ["SESSION_HEADER", "HttpApp", "HttpLimits"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -33,6 +47,87 @@ Send = Callable[[Message], Awaitable[None]]
 
 SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
+_SMALL: Final = 64 * 1024
+"""Responses up to this size are built whole and count against no share."""
+_SLICE: Final = 8 * 1024
+"""Characters of a long string encoded at a time: at most 48 KiB of JSON (``\\u0001`` is six bytes)."""
+_TOO_LARGE: Final = Template(STANDARD_ERRORS[RESPONSE_TOO_LARGE].message)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """What one HTTP host lets its callers hold: time, connections, calls and bytes.
+
+    ``body_timeout``, ``max_calls``, ``max_in_flight_bytes`` and ``queue_timeout``
+    are the app's; the others are the server's (``http_server``).
+    """
+
+    head_timeout: float = 10.0
+    """Seconds a request's head may take to arrive (from the connection, or the previous response)."""
+    body_timeout: float = 30.0
+    """Seconds a request's body may take to arrive once its head is in; then 408 and the connection closes."""
+    send_timeout: float = 30.0
+    """Seconds a response may wait on a client that does not read before the connection is dropped."""
+    keep_alive_timeout: int = 5
+    """Seconds an idle connection stays open between requests."""
+    max_connections: int = 1000
+    """Connections at once; one more is answered 503 and closed (lowered to what descriptors allow)."""
+    max_calls: int = 4
+    """Tool calls running at once; more wait for a slot."""
+    max_in_flight_bytes: int = 64 << 20
+    """Bytes of large responses being written at once (never below the runtime's result cap); more wait."""
+    queue_timeout: float = 10.0
+    """Seconds a request waits for a call slot or for its share of bytes before 503 with ``Retry-After``."""
+
+
+class _Budget:
+    """Units shared by concurrent requests, granted first come, first served."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.free = total
+        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
+
+    async def acquire(self, units: int, timeout: float) -> bool:
+        """Take ``units`` (at most ``total``), waiting at most ``timeout`` seconds; False when they did not come."""
+        if not self._waiters and units <= self.free:
+            self.free -= units
+            return True
+        granted = asyncio.get_running_loop().create_future()
+        self._waiters.append((units, granted))
+        try:
+            await asyncio.wait([granted], timeout=timeout)
+        except BaseException:
+            self._withdraw(units, granted)
+            raise
+        if granted.done():
+            return True
+        self._withdraw(units, granted)
+        return False
+
+    def release(self, units: int) -> None:
+        """Give ``units`` back, and grant waiters in turn."""
+        self.free += units
+        self._grant()
+
+    def _withdraw(self, units: int, granted: asyncio.Future[None]) -> None:
+        if granted.done() and not granted.cancelled():
+            self.release(units)  # granted as the wait ended
+        else:
+            granted.cancel()
+            self._grant()  # a large waiter at the head may have held smaller ones back
+
+    def _grant(self) -> None:
+        while self._waiters:
+            units, granted = self._waiters[0]
+            if granted.done():
+                self._waiters.popleft()
+            elif units <= self.free:
+                self.free -= units
+                granted.set_result(None)
+                self._waiters.popleft()
+            else:
+                return
 
 
 def _document(runtime: Runtime, package: str) -> bytes:
@@ -51,16 +146,28 @@ def _document(runtime: Runtime, package: str) -> bytes:
     return orjson.dumps(document)
 
 
-class HttpApp:
-    """An ASGI 3 application serving ``runtime``'s tools."""
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    payload: Any
+    size: int
+    """Bytes of ``payload`` as JSON."""
 
-    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE) -> None:
+
+class HttpApp:
+    """An ASGI 3 application serving ``runtime``'s tools within ``limits``."""
+
+    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE, limits: HttpLimits | None = None) -> None:
         self.runtime = runtime
+        self.limits = limits if limits is not None else HttpLimits()
         self.max_body = runtime.max_argument_bytes
+        self.max_response = runtime.max_result_bytes
         self._document = _document(runtime, package)
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }
+        self._calls = _Budget(self.limits.max_calls)
+        self._bytes = _Budget(max(self.limits.max_in_flight_bytes, self.max_response))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -84,10 +191,16 @@ class HttpApp:
         await _json(send, 404, {"code": "not_found", "message": f"no route {path}"})
 
     async def _call(self, scope: Scope, receive: Receive, send: Send, name: str) -> None:
-        body = await _body(receive, self.max_body)
-        if body is None:
+        try:
+            async with asyncio.timeout(self.limits.body_timeout):
+                body = await _body(receive, self.max_body)
+        except TimeoutError:
+            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+            await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
+            return
+        if body is None:  # and the rest of it is not wanted: the connection closes
             message = f"Invalid arguments: $: the body is larger than {self.max_body} bytes"
-            await _json(send, 413, {"code": INVALID_ARGUMENTS, "message": message})
+            await _json(send, 413, {"code": INVALID_ARGUMENTS, "message": message}, close=True)
             return
         try:
             parsed = orjson.loads(body) if body.strip() else None
@@ -97,13 +210,41 @@ class HttpApp:
             message = "Invalid arguments: $: the body must be a JSON object"
             await _json(send, 400, {"code": INVALID_ARGUMENTS, "message": message})
             return
+        del body
         session = _header(scope, SESSION_HEADER)
-        result = await asyncio.to_thread(self.runtime.call, name, parsed, session=session)
-        if result.error is None:
-            await _json(send, 200, result.output)
+        if not await self._calls.acquire(1, self.limits.queue_timeout):
+            await _busy(send, "tool calls")
             return
-        status = self._status[name].get(result.error.code, 422)
-        await _json(send, status, result.error.to_dict())
+        try:
+            answer = await asyncio.to_thread(self._answer, name, parsed, session)
+            del parsed
+            share = answer.size if answer.size > _SMALL else 0  # small ones never wait behind large ones
+            if share and not await self._bytes.acquire(share, self.limits.queue_timeout):
+                await _busy(send, "responses")
+                return
+        finally:
+            self._calls.release(1)
+        try:
+            await _send_json(send, answer)
+        finally:
+            if share:
+                self._bytes.release(share)
+
+    def _answer(self, name: str, arguments: dict[str, Any], session: str | None) -> _Answer:
+        """Run the call and size its answer (in a worker thread: sizing a large output takes a while)."""
+        result = self.runtime.call(name, arguments, session=session)
+        if result.error is None:
+            status, payload = 200, result.output
+        else:
+            status, payload = self._status[name].get(result.error.code, 422), result.error.to_dict()
+        size = _encoded_size(payload, self.max_response)
+        if size <= self.max_response:
+            return _Answer(status, payload, size)
+        entry = STANDARD_ERRORS[RESPONSE_TOO_LARGE]
+        message = _TOO_LARGE.render({"size": size, "limit": self.max_response})
+        payload = {"code": RESPONSE_TOO_LARGE, "message": message, "hint": entry.hint}
+        status = self._status[name].get(RESPONSE_TOO_LARGE, entry.status)
+        return _Answer(status, payload, len(json_bytes(payload)))
 
     @staticmethod
     async def _lifespan(receive: Receive, send: Send) -> None:
@@ -140,13 +281,84 @@ async def _body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-async def _raw(send: Send, status: int, body: bytes, allow: str | None = None) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+def _json_pieces(value: Any) -> Iterator[bytes]:
+    """``value`` as compact JSON in pieces, none over 48 KiB however long a string is (keys and numbers aside).
+
+    Joined, the pieces are ``json_bytes(value)``; a long string is encoded a
+    slice at a time, so the whole text never exists at once.
+    """
+    if isinstance(value, str):
+        if len(value) <= _SLICE:
+            yield orjson.dumps(value)
+            return
+        yield b'"'
+        for start in range(0, len(value), _SLICE):
+            yield orjson.dumps(value[start : start + _SLICE])[1:-1]
+        yield b'"'
+    elif isinstance(value, Mapping):
+        yield b"{"
+        for i, (key, item) in enumerate(value.items()):
+            yield (b',"' if i else b'"') + orjson.dumps(key)[1:-1] + b'":'
+            yield from _json_pieces(item)
+        yield b"}"
+    elif isinstance(value, list | tuple):
+        yield b"["
+        for i, item in enumerate(value):
+            if i:
+                yield b","
+            yield from _json_pieces(item)
+        yield b"]"
+    else:
+        yield json_bytes(value)
+
+
+def _encoded_size(value: Any, limit: int) -> int:
+    """Bytes of ``value`` as JSON, counted piece by piece; stops soon after passing ``limit``."""
+    size = 0
+    for piece in _json_pieces(value):
+        size += len(piece)
+        if size > limit:
+            break
+    return size
+
+
+async def _send_json(send: Send, answer: _Answer) -> None:
+    """Write ``answer``: whole when small, else in pieces of about 64 KiB as the client takes them."""
+    if answer.size <= _SMALL:
+        await _raw(send, answer.status, json_bytes(answer.payload))
+        return
+    await send({"type": "http.response.start", "status": answer.status, "headers": _headers(answer.size)})
+    buffer = bytearray()
+    for piece in _json_pieces(answer.payload):
+        buffer += piece
+        if len(buffer) >= _SMALL:
+            await send({"type": "http.response.body", "body": bytes(buffer), "more_body": True})
+            buffer.clear()
+    await send({"type": "http.response.body", "body": bytes(buffer)})
+
+
+def _headers(length: int, *, allow: str | None = None, close: bool = False) -> list[tuple[bytes, bytes]]:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(length).encode())]
     if allow is not None:
         headers.append((b"allow", allow.encode()))
+    if close:
+        headers.append((b"connection", b"close"))
+    return headers
+
+
+async def _busy(send: Send, what: str) -> None:
+    payload = {"code": "server_busy", "message": f"the server is busy with other {what}; retry shortly"}
+    body = orjson.dumps(payload)
+    headers = [*_headers(len(body)), (b"retry-after", b"1")]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _raw(send: Send, status: int, body: bytes, allow: str | None = None, close: bool = False) -> None:
+    headers = _headers(len(body), allow=allow, close=close)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
-async def _json(send: Send, status: int, payload: Any, allow: str | None = None) -> None:
-    await _raw(send, status, orjson.dumps(payload), allow)
+async def _json(send: Send, status: int, payload: Any, allow: str | None = None, close: bool = False) -> None:
+    await _raw(send, status, orjson.dumps(payload), allow, close)

@@ -12,6 +12,18 @@ deterministic order (sorted by name); ``tools/call`` answers tool errors as
 results with ``isError`` and the catalogued code in ``_meta``; unknown tools,
 unknown methods and malformed messages get JSON-RPC errors. Each connection is
 one session, so the skill gate binds tokens to it.
+
+Before ``initialize`` has been answered only ``ping`` and ``server/discover``
+are served, and any request that carries the 2026-07-28 envelope (the
+``io.modelcontextprotocol/protocolVersion`` key in ``params._meta``): that
+revision has no handshake, each request says its version. Every other request
+gets an Invalid Request error.
+
+Request ids are strings or integers (JSON-RPC, MCP); a request with any other
+id is answered with Invalid Request and id null. Integers of any size stay
+exact both ways (the standard library reads and writes those orjson cannot),
+and no answer can stop the loop: one that cannot be encoded is replaced by a
+JSON-RPC internal error for its id.
 """
 
 from __future__ import annotations
@@ -25,10 +37,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Final
 
-import orjson
-
 from toolproof import __version__
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.printable import encodable_json, is_encodable
+from toolproof.runtime.result import json_bytes, json_value
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 
 __all__ = [
@@ -37,6 +49,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "MODERN_VERSIONS",
     "McpServer",
+    "is_request_id",
     "serve_stdio",
 ]
 
@@ -50,9 +63,42 @@ ERROR_META_KEY: Final = "dev.toolproof/error"
 """Where an ``isError`` result carries the catalogued ``{code, message}``."""
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 _VERSION_META = "io.modelcontextprotocol/protocolVersion"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+_BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
+"""Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
+
+
+def is_request_id(value: object) -> bool:
+    """Whether ``value`` may be a request id: a string or an integer (JSON-RPC 2.0, MCP; never null).
+
+    A string holding a lone surrogate is not one: it could not be echoed back as it came.
+    """
+    if isinstance(value, str):
+        return is_encodable(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _encode_message(message: Mapping[str, Any]) -> bytes:
+    """A JSON-RPC message as one line of UTF-8 JSON; never raises.
+
+    Integers of any size are written exactly; a lone surrogate becomes U+FFFD;
+    a message that still cannot be JSON is replaced by an internal error for
+    its id (logged), so the connection lives on.
+    """
+    try:
+        return json_bytes(message) + b"\n"
+    except ValueError:
+        pass
+    try:
+        return json_bytes(encodable_json(message)) + b"\n"
+    except ValueError:
+        _log.exception("an MCP answer cannot be encoded as JSON")
+    request_id = message.get("id")
+    answer = _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
+    return json_bytes(encodable_json(answer)) + b"\n"
 
 
 def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
@@ -80,6 +126,7 @@ class McpServer:
         self.runtime = runtime
         self.session = session or f"mcp-{os.urandom(8).hex()}"
         self.protocol_version: str | None = None
+        self._initialized = False
         self._tools = _listing(runtime, package)
         self._names = {tool["name"] for tool in self._tools}
         self._info = {"name": "toolproof", "version": __version__}
@@ -91,27 +138,47 @@ class McpServer:
             return _error(None, INVALID_REQUEST, "a JSON-RPC message is an object (batches are not supported)")
         request_id = message.get("id")
         method = message.get("method")
+        answer_id = request_id if is_request_id(request_id) else None
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
             if "method" not in message and ("result" in message or "error" in message):
                 return None  # a response to a request we never send
-            return _error(request_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
+            return _error(answer_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
         if "id" not in message:
             return None  # a notification: initialized, cancelled, ...
+        if answer_id is None:
+            return _error(None, INVALID_REQUEST, "the request id must be a string or an integer")
         params = message.get("params") or {}
         if not isinstance(params, Mapping):
             return _error(request_id, INVALID_PARAMS, "params must be an object")
         handler = self._methods.get(method)
         if handler is None:
             return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        meta = _meta(params)
+        if method != "initialize" and _VERSION_META in meta:
+            if meta[_VERSION_META] not in MODERN_VERSIONS:
+                return _unsupported(request_id, meta[_VERSION_META])
+        elif method not in _BEFORE_INITIALIZE and not self.initialized:
+            return _error(
+                request_id,
+                INVALID_REQUEST,
+                f"the server is not initialized: send initialize before {method}, "
+                f"or carry _meta[{_VERSION_META!r}] (protocol {MODERN_VERSIONS[-1]})",
+            )
         try:
             return handler(self, request_id, params)
         except Exception:  # a bug of ours: answer, log, keep serving
             _log.exception("MCP %s failed", method)
-            return _error(request_id, -32603, "Internal error")
+            return _error(request_id, INTERNAL_ERROR, "Internal error")
+
+    @property
+    def initialized(self) -> bool:
+        """Whether ``initialize`` has been answered on this connection."""
+        return self._initialized
 
     def _initialize(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")
         self.protocol_version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+        self._initialized = True
         result = {
             "protocolVersion": self.protocol_version,
             "capabilities": self._capabilities,
@@ -120,13 +187,8 @@ class McpServer:
         return _result(request_id, result)
 
     def _discover(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-        meta = params.get("_meta")
-        asked = meta.get(_VERSION_META) if isinstance(meta, Mapping) else None
-        if asked is not None and asked not in MODERN_VERSIONS:
-            supported = [*HANDSHAKE_VERSIONS, *MODERN_VERSIONS]
-            return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {asked}",
-                          {"supported": supported, "requested": asked})  # fmt: skip
-        self.protocol_version = MODERN_VERSIONS[-1]
+        if not self._initialized:
+            self.protocol_version = MODERN_VERSIONS[-1]
         result = {
             "supportedVersions": list(MODERN_VERSIONS),
             "capabilities": self._capabilities,
@@ -139,12 +201,17 @@ class McpServer:
 
     @property
     def modern(self) -> bool:
-        """Whether the connection speaks the 2026-07-28 protocol (stateless, per-request envelope)."""
+        """Whether the connection last negotiated the 2026-07-28 protocol (``server/discover``, no handshake)."""
         return self.protocol_version in MODERN_VERSIONS
+
+    @staticmethod
+    def _is_modern(params: Mapping[str, Any]) -> bool:
+        """Whether a request speaks 2026-07-28: it carries that revision's envelope (checked in ``handle``)."""
+        return _VERSION_META in _meta(params)
 
     def _list_tools(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {"tools": self._tools}
-        if self.modern:
+        if self._is_modern(params):
             # The list never changes while this server runs; it depends on this connection's roots.
             result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private", "resultType": "complete"})
         return _result(request_id, result)
@@ -160,7 +227,7 @@ class McpServer:
             return _error(request_id, INVALID_PARAMS, "params.arguments must be an object")
         result = self.runtime.call(name, arguments or {}, session=self.session)
         payload = result.to_mcp()
-        if self.modern:
+        if self._is_modern(params):
             payload["resultType"] = "complete"
         if result.error is not None:
             payload["_meta"] = {ERROR_META_KEY: {"code": result.error.code, "message": result.error.message}}
@@ -173,6 +240,18 @@ class McpServer:
         "tools/list": _list_tools,
         "tools/call": _call_tool,
     }
+
+
+def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A request's ``_meta`` (empty when it has none or it is not an object)."""
+    meta = params.get("_meta")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _unsupported(request_id: Any, asked: Any) -> dict[str, Any]:
+    supported = [*HANDSHAKE_VERSIONS, *MODERN_VERSIONS]
+    data = {"supported": supported, "requested": asked}
+    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {asked}", data)
 
 
 def _result(request_id: Any, result: Any) -> dict[str, Any]:
@@ -211,10 +290,10 @@ def serve_stdio(server: McpServer, stdin: BinaryIO | None = None, stdout: Binary
     lock = threading.Lock()
     closed = threading.Event()
 
-    def send(response: dict[str, Any] | None) -> None:
+    def send(response: Mapping[str, Any] | None) -> None:
         if response is None or closed.is_set():
             return
-        data = orjson.dumps(response) + b"\n"
+        data = _encode_message(response)
         with lock:
             try:
                 writer.write(data)
@@ -231,8 +310,14 @@ def serve_stdio(server: McpServer, stdin: BinaryIO | None = None, stdout: Binary
                 send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
             continue
         try:
-            message = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            message = json_value(line)
+        except (ValueError, RecursionError):
             send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
             continue
-        send(server.handle(message))
+        try:
+            response = server.handle(message)
+        except Exception:  # a server that answers with an exception still leaves the loop serving
+            _log.exception("an MCP message could not be handled")
+            request_id = message.get("id") if isinstance(message, Mapping) else None
+            response = _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
+        send(response)

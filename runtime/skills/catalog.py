@@ -5,12 +5,22 @@ level deep (``<folder>/<name>/SKILL.md``), in order, and a workspace skill
 overrides a built-in one of the same name, with a note saying so. The scan is
 bounded, skips hidden folders and ``node_modules``, and reads each SKILL.md
 through the file layer; spec problems are reported, never silently skipped.
+
+What a skills folder holds never stops a host: a folder whose name is not
+UTF-8 or not printable is left out (so it never reaches an enum, a prompt or
+JSON), a SKILL.md that cannot be read is left out, and one that cannot be
+parsed is kept with its problems; each is a note, logged as a warning. Every
+name, description and note is escaped by ``toolproof.runtime.printable``
+before it reaches a prompt or a log line.
 """
 
 from __future__ import annotations
 
 import html
+import logging
 import os
+import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +28,7 @@ from typing import Final, Literal
 
 from toolproof.runtime.files.access import Directory, FileAccessError
 from toolproof.runtime.files.decoding import DecodeError, decode
+from toolproof.runtime.printable import is_printable, one_line, printable
 from toolproof.runtime.skills.frontmatter import parse_skill
 
 __all__ = ["SKILL_FILES", "Skill", "SkillCatalog", "Summary", "builtin_skills_dir"]
@@ -27,6 +38,10 @@ SKILL_FILES: Final = ("SKILL.md", "SKILL.MD")
 MAX_SKILL_BYTES: Final = 1024 * 1024
 MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
+_NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
+"""What ``os.listdir`` makes of bytes that are not UTF-8 (surrogate escapes)."""
+
+_log = logging.getLogger("toolproof.skills")
 
 Source = Literal["builtin", "workspace"]
 
@@ -57,18 +72,38 @@ class Summary:
 
 
 def _read_skill_file(skill_dir: Directory) -> tuple[str | None, str | None]:
-    """(text, problem) of the skill's SKILL.md."""
+    """(text, problem) of the skill's SKILL.md; both None when the folder has none."""
+    dangling = None
     for name in SKILL_FILES:
         try:
             with skill_dir.open_file(name) as opened:
                 return decode(opened.read_all(MAX_SKILL_BYTES), utf8_only=True).text, None
         except FileAccessError as exc:
-            if exc.reason == "not_found":
-                continue
-            return None, f"{name} cannot be read: {exc.detail}"
+            if exc.reason == "permission_denied":
+                return None, f"the host may not read {name} (permission denied)"
+            if exc.reason != "not_found":
+                return None, f"{name} cannot be read: {exc.detail}"
+            if dangling is None and _is_link(skill_dir, name):
+                dangling = f"{name} is a symbolic link to nothing"
         except DecodeError as exc:
             return None, f"{name} cannot be read: {exc.detail}"
-    return None, None
+    return None, dangling
+
+
+def _is_link(folder: Directory, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder.fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a folder name cannot be a skill's name, or None when it can."""
+    if _NOT_UTF8.search(name):
+        return "its name is not valid UTF-8"
+    if not is_printable(name):
+        return "its name holds line breaks, control or bidi characters, or a backslash"
+    return None
 
 
 @dataclass(slots=True)
@@ -79,14 +114,23 @@ class SkillCatalog:
     notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def discover(cls, folders: Iterable[str | Path], *, builtin: Path | None = None) -> SkillCatalog:
-        """Scan the built-in skills, then each workspace skills folder in order."""
+    def discover(cls, folders: Iterable[str | Path], *, builtin: Path | None = None, log: bool = True) -> SkillCatalog:
+        """Scan the built-in skills, then each workspace skills folder in order.
+
+        Args:
+            folders: the workspace skills folders, in order of precedence.
+            builtin: the built-in skills folder, scanned first.
+            log: log every line of ``problems()`` as a warning (a command that prints them itself says False).
+        """
         catalog = cls()
         if builtin is not None and builtin.is_dir():
             catalog._scan(builtin, "builtin")
         for folder in folders:
             catalog._scan(Path(folder), "workspace")
         catalog.skills = dict(sorted(catalog.skills.items()))
+        if log:
+            for line in catalog.problems():
+                _log.warning("%s", line)
         return catalog
 
     def _scan(self, folder: Path, source: Source) -> None:
@@ -110,18 +154,31 @@ class SkillCatalog:
                 if name.startswith(".") or name in _SKIPPED:
                     continue
                 try:
-                    skill_dir = root.open_dir(name)
-                except FileAccessError as exc:
-                    if exc.reason != "not_directory":
-                        self.notes.append(f"{folder}/{name} skipped: {exc.detail}")
-                    continue
-                with skill_dir:
-                    text, problem = _read_skill_file(skill_dir)
-                if text is None:
-                    if problem is not None:
-                        self.notes.append(f"skill '{name}' skipped: {problem}")
-                    continue
-                self._add(name, text, source, str(folder))
+                    self._scan_entry(root, folder, name, source)
+                except Exception as exc:  # a bug of ours must not stop a host: the skill is left out and reported
+                    _log.exception("reading skill %s in %s failed", printable(name), printable(str(folder)))
+                    self.notes.append(f"skill '{name}' skipped: it could not be read ({type(exc).__name__})")
+
+    def _scan_entry(self, root: Directory, folder: Path, name: str, source: Source) -> None:
+        problem = _name_problem(name)
+        if problem is not None:
+            self.notes.append(f"skill folder '{name}' in {folder} skipped: {problem}")
+            return
+        try:
+            skill_dir = root.open_dir(name)
+        except FileAccessError as exc:
+            if exc.reason == "permission_denied":
+                self.notes.append(f"skill '{name}' skipped: the host may not open its folder (permission denied)")
+            elif exc.reason != "not_directory":
+                self.notes.append(f"{folder}/{name} skipped: {exc.detail}")
+            return
+        with skill_dir:
+            text, problem = _read_skill_file(skill_dir)
+        if text is None:
+            if problem is not None:
+                self.notes.append(f"skill '{name}' skipped: {problem}")
+            return
+        self._add(name, text, source, str(folder))
 
     def _add(self, name: str, text: str, source: Source, folder: str) -> None:
         document = parse_skill(text, name)
@@ -139,16 +196,18 @@ class SkillCatalog:
         return list(self.skills)
 
     def problems(self) -> list[str]:
-        """Every note about the scan and every spec problem, one line each."""
+        """Every note about the scan and every spec problem, one printable line each."""
         lines = list(self.notes)
         for skill in self.skills.values():
             lines.extend(f"skill '{skill.name}' ({skill.source}): {problem}" for problem in skill.problems)
-        return lines
+        return [printable(line) for line in lines]
 
     def summary(self, budget: int = 8000, *, tool: str = "read_skill") -> Summary:
         """The skills section of a system prompt, at most ``budget`` characters.
 
-        Names and descriptions are XML-escaped and folded onto one line each.
+        Names and descriptions are made printable (``one_line``), XML-escaped
+        and folded onto one line each, so no line the skills did not earn
+        (a heading, a fake skill) can appear.
         When the budget runs out, a last line names the skills left out (or
         counts them, if even their names do not fit), so none is hidden silently.
         """
@@ -163,8 +222,8 @@ class SkillCatalog:
         names = list(self.skills)
         for i, name in enumerate(names):
             skill = self.skills[name]
-            safe = html.escape(name, quote=True)
-            description = html.escape(skill.description or "(no description)", quote=False)
+            safe = html.escape(printable(name), quote=True)
+            description = html.escape(one_line(skill.description) or "(no description)", quote=False)
             line = f"  - {safe}: {description} — call {tool}(skill_name='{safe}') to load instructions when relevant\n"
             rest = names[i + 1 :]
             reserve = len(_omitted_line(rest)) if rest else 0
@@ -184,5 +243,5 @@ class SkillCatalog:
 
 
 def _omitted_line(names: list[str]) -> str:
-    listed = ", ".join(html.escape(n, quote=True) for n in names)
+    listed = ", ".join(html.escape(printable(n), quote=True) for n in names)
     return f"  ({len(names)} more skills not shown: {listed})\n"

@@ -4,6 +4,11 @@ Tolerated: a UTF-8 BOM, CRLF line ends, ``---`` inside values (only a line that
 is exactly ``---`` closes the block), and unquoted values holding ``: `` (retried
 quoted, as the Agent Skills client guide advises). Every departure from the
 Agent Skills specification is reported as a problem, never silently skipped.
+
+The block is read by ``yamlguard.load_bounded``, never by PyYAML's own
+constructors: YAML 1.2 core scalars only (``yes``, ``2024-02-30`` and ``1:30``
+stay text), at most ``MAX_FRONTMATTER_BYTES``, and budgets on nesting, values
+and aliases, so no SKILL.md can raise, hang or exhaust the host that reads it.
 """
 
 from __future__ import annotations
@@ -13,9 +18,17 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolproof.runtime.skills.yamlguard import too_deep
+from toolproof.runtime.printable import is_printable
+from toolproof.runtime.skills.yamlguard import MAX_ALIASES, Loaded, load_bounded
 
-__all__ = ["SkillDocument", "parse_skill", "spec_problems", "strip_frontmatter"]
+__all__ = [
+    "MAX_FRONTMATTER_BYTES",
+    "MAX_FRONTMATTER_VALUES",
+    "SkillDocument",
+    "parse_skill",
+    "spec_problems",
+    "strip_frontmatter",
+]
 
 _FENCE = re.compile(r"^---[ \t]*$")
 _CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
@@ -24,6 +37,11 @@ _XML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
 _UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
 _KNOWN_FIELDS: Final = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 _RESERVED: Final = ("anthropic", "claude")
+
+MAX_FRONTMATTER_BYTES: Final = 64 * 1024
+"""The most frontmatter read: the spec's fields fit in 2 KiB; a larger block is reported, not parsed."""
+MAX_FRONTMATTER_VALUES: Final = 1000
+"""The most values a frontmatter may hold (an alias counts as all it stands for); real ones hold tens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,30 +80,46 @@ def strip_frontmatter(text: str) -> str:
     return body.lstrip("\n") if head is not None else _normalise(text)
 
 
-def _load(lines: list[str]) -> tuple[Any, str | None]:
-    import yaml  # only when a SKILL.md is parsed: it costs a tenth of start-up
+def _load(lines: list[str]) -> tuple[Any, list[str]]:
+    """(data, problems) of the frontmatter lines, read by the bounded YAML 1.2 loader."""
+    loaded = _bounded(lines)
+    note = None
+    if loaded.refused == "syntax":
+        quoted = []
+        for line in lines:
+            match = _UNQUOTED_COLON.match(line)
+            if match:
+                value = match[2].replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{match[1]}: "{value}"'
+            quoted.append(line)
+        retried = _bounded(quoted)
+        if retried.refused is None:
+            loaded, note = retried, "an unquoted value holds ': '; quote it"
+        elif retried.refused != "syntax":
+            loaded = retried
+    if loaded.refused is not None:
+        return None, [_refusal(loaded)]
+    # The frontmatter starts on the file's second line, after the opening '---'.
+    problems = [f"line {n.line + 1}: {n.message}" for n in loaded.notes]
+    return loaded.data, [note, *problems] if note else problems
 
-    text = "\n".join(lines) + "\n"
-    if too_deep(text):
-        return None, "the frontmatter nests too deeply to be read"
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        return yaml.load(text, Loader=loader), None
-    except RecursionError:
-        return None, "the frontmatter nests too deeply to be read"
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-    quoted = []
-    for line in lines:
-        match = _UNQUOTED_COLON.match(line)
-        if match:
-            value = match[2].replace("\\", "\\\\").replace('"', '\\"')
-            line = f'{match[1]}: "{value}"'
-        quoted.append(line)
-    try:
-        return yaml.load("\n".join(quoted) + "\n", Loader=loader), "an unquoted value holds ': '; quote it"
-    except (yaml.YAMLError, RecursionError):
-        return None, f"the frontmatter is not valid YAML ({first})"
+
+def _bounded(lines: list[str]) -> Loaded:
+    return load_bounded("\n".join(lines) + "\n", max_bytes=MAX_FRONTMATTER_BYTES, max_nodes=MAX_FRONTMATTER_VALUES)
+
+
+def _refusal(loaded: Loaded) -> str:
+    match loaded.refused:
+        case "too_deep":
+            return "the frontmatter nests too deeply to be read"
+        case "too_large":
+            return f"the frontmatter is {loaded.detail} bytes, more than {MAX_FRONTMATTER_BYTES}; not read"
+        case "too_many_nodes":
+            return f"the frontmatter holds more than {MAX_FRONTMATTER_VALUES} values (aliases count in full); not read"
+        case "too_many_aliases":
+            return f"the frontmatter uses more than {MAX_ALIASES} aliases; not read"
+        case _:
+            return f"the frontmatter is not valid YAML ({loaded.detail})"
 
 
 def parse_skill(text: str, folder: str) -> SkillDocument:
@@ -104,9 +138,8 @@ def parse_skill(text: str, folder: str) -> SkillDocument:
     if head is None:
         problems.append("no frontmatter: the file must start with a '---' block holding name and description")
     else:
-        data, note = _load(head)
-        if note:
-            problems.append(note)
+        data, notes = _load(head)
+        problems.extend(notes)
         if isinstance(data, dict):
             fields = {str(k): v for k, v in data.items()}
         elif data is not None:
@@ -142,6 +175,8 @@ def spec_problems(fields: dict[str, Any], folder: str) -> list[str]:
             problems.append(f"'description' is {len(description)} characters; at most 1024")
         if _XML_TAG.search(description):
             problems.append("'description' contains an XML tag")
+        if not is_printable(" ".join(description.split()).replace("\\", "")):
+            problems.append("'description' holds control or bidi characters; prompts show them escaped")
     compatibility = fields.get("compatibility")
     if compatibility is not None and (not isinstance(compatibility, str) or len(compatibility) > 500):
         problems.append("'compatibility' must be a string of at most 500 characters")

@@ -7,23 +7,65 @@ carry the current token, or it fails with the contract's catalogued error.
 
 A token is an HMAC of the session and the SKILL.md's content under the host's
 secret: another session's token, or one from before the SKILL.md changed, is
-refused. The document is re-hashed whenever its file changes on disk.
+refused. The document is read and hashed on every use (it is small), so an
+edit is seen at once, whatever the file's size and time stamps say.
+
+The secret, and how short it may be:
+
+- passed by code (``SkillGates(secret)``, ``HostOptions.gate_secret``): any
+  non-empty bytes; the code that passes it answers for its strength;
+- ``$TOOLPROOF_GATE_SECRET``: at least 16 bytes (``MIN_ENV_SECRET_BYTES``), else
+  the host does not start; set but empty is refused too, not ignored;
+- otherwise the per-user key file ``$XDG_STATE_HOME/toolproof/gate.key``: 32
+  random bytes (``KEY_BYTES``), made atomically (written to a temporary file
+  beside it, synced, then renamed into place under a lock), so a process that
+  starts at the same moment reads the whole key, never an empty one. A key
+  file shorter than 32 bytes is replaced by a fresh one.
+
+No token is ever made with an empty key.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import os
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-__all__ = ["BUILTIN_SCHEME", "GateSpec", "SkillGate", "builtin_dir", "default_secret", "resolve_builtin"]
+from toolproof.runtime.errors import ToolproofError
+
+__all__ = [
+    "BUILTIN_SCHEME",
+    "KEY_BYTES",
+    "MIN_ENV_SECRET_BYTES",
+    "SECRET_ENV",
+    "GateSecretError",
+    "GateSpec",
+    "SkillGate",
+    "builtin_dir",
+    "default_secret",
+    "env_secret",
+    "resolve_builtin",
+]
 
 BUILTIN_SCHEME = "builtin://"
+SECRET_ENV: Final = "TOOLPROOF_GATE_SECRET"
+MIN_ENV_SECRET_BYTES: Final = 16
+"""The shortest secret ``$TOOLPROOF_GATE_SECRET`` may hold (128 bits, if it is random)."""
+KEY_BYTES: Final = 32
+"""The length of the per-user key file's random key; a shorter file is replaced."""
+
+
+class GateSecretError(ToolproofError, ValueError):
+    """The gate's secret is empty or too short, or its key file cannot be read or made."""
+
 
 Verdict = Literal["ok", "missing", "invalid"]
 
@@ -71,30 +113,98 @@ def resolve_builtin(uri: str, folder: Path | None = None) -> Path:
     return (folder or builtin_dir()).joinpath(*parts)
 
 
+def env_secret() -> bytes | None:
+    """The secret ``$TOOLPROOF_GATE_SECRET`` holds, or None when it is not set.
+
+    Raises:
+        GateSecretError: it is set, but to fewer than ``MIN_ENV_SECRET_BYTES`` bytes (empty included).
+    """
+    value = os.environ.get(SECRET_ENV)
+    if value is None:
+        return None
+    secret = value.encode("utf-8", "surrogateescape")  # the bytes of the environment, as given
+    if len(secret) < MIN_ENV_SECRET_BYTES:
+        raise GateSecretError(
+            f"${SECRET_ENV} is {len(secret)} bytes long; a gate secret must be at least {MIN_ENV_SECRET_BYTES} "
+            "bytes (unset it to use the per-user key file)"
+        )
+    return secret
+
+
 def default_secret() -> bytes:
-    """The host's gate secret: ``$TOOLPROOF_GATE_SECRET``, else a per-user key file made once.
+    """The host's gate secret: ``$TOOLPROOF_GATE_SECRET``, else the per-user key file (made once).
 
     The key file (``$XDG_STATE_HOME/toolproof/gate.key``, mode 0600) lets tokens
     survive across ``toolproof call`` processes of one session.
+
+    Raises:
+        GateSecretError: the variable is too short, or the key file can be neither read nor made.
     """
-    env = os.environ.get("TOOLPROOF_GATE_SECRET")
-    if env:
-        return env.encode("utf-8")
+    secret = env_secret()
+    if secret is not None:
+        return secret
     state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "toolproof"
     key = state / "gate.key"
     try:
-        return key.read_bytes()
-    except FileNotFoundError:
-        pass
-    state.mkdir(parents=True, exist_ok=True)
-    fresh = os.urandom(32)
+        return _read_key(key) or _make_key(key)
+    except OSError as exc:
+        raise GateSecretError(
+            f"the gate key file {key} can be neither read nor made ({exc.strerror or exc}); "
+            f"set ${SECRET_ENV} to a secret of at least {MIN_ENV_SECRET_BYTES} bytes"
+        ) from None
+
+
+def _read_key(key: Path) -> bytes | None:
+    """The key in ``key``, or None when there is none yet or it is too short to use."""
     try:
-        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first
-        return key.read_bytes()
-    with os.fdopen(fd, "wb") as out:
-        out.write(fresh)
-    return fresh
+        data = key.read_bytes()
+    except FileNotFoundError:
+        return None
+    return data if len(data) >= KEY_BYTES else None
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (made if missing) for the block: one key maker at a time."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _make_key(key: Path) -> bytes:
+    """Make the key file, whole or not at all, unless another process made it first; return the key in it.
+
+    The fresh key is written to a temporary file in the same folder, synced, and
+    renamed over ``key``: a reader sees no file, or the whole key. The lock makes
+    every process that found no usable key wait for the first one, then read its
+    key, so all of them sign with the same one.
+    """
+    key.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with _locked(key.with_name(key.name + ".lock")):
+        made = _read_key(key)
+        if made is not None:
+            return made
+        fresh = os.urandom(KEY_BYTES)
+        fd, temporary = tempfile.mkstemp(dir=key.parent, prefix=f".{key.name}.")  # mode 0600
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(fresh)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, key)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        folder = os.open(key.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)  # the rename itself survives a crash
+        finally:
+            os.close(folder)
+        return fresh
 
 
 class SkillGate:
@@ -104,7 +214,6 @@ class SkillGate:
         self.spec = spec
         self._secret = secret
         self._path = resolve_builtin(spec.document, folder)
-        self._stamp: tuple[int, int, int] | None = None
         self._text = ""
         self._digest = b""
         self._lock = threading.Lock()  # HTTP hosts check tokens on several threads
@@ -119,26 +228,36 @@ class SkillGate:
         self._secret = secret
 
     def document(self) -> str:
-        """The SKILL.md's current text (re-read when the file changed)."""
+        """The SKILL.md's current text."""
         return self._current()[0]
 
     def _current(self) -> tuple[str, bytes]:
-        """(text, sha256) of the SKILL.md as it is now, read again only when its file changed."""
-        st = os.stat(self._path)
-        stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        """(text, sha256) of the SKILL.md as it is now.
+
+        The bytes are read and hashed every time: an edit that keeps the size
+        and lands in the same time-stamp tick is still seen. Only the decoding
+        is cached, keyed on the hash.
+        """
+        data = self._path.read_bytes()
+        digest = hashlib.sha256(data).digest()
         with self._lock:
-            if stamp != self._stamp:
-                data = self._path.read_bytes()
+            if digest != self._digest:
                 self._text = data.decode("utf-8")
-                self._digest = hashlib.sha256(data).digest()
-                self._stamp = stamp
-            return self._text, self._digest
+                self._digest = digest
+            return self._text, digest
 
     def token(self, session: str | None, *, digest: bytes | None = None) -> str:
-        """The token for ``session`` and the current SKILL.md (or the given content digest)."""
+        """The token for ``session`` and the current SKILL.md (or the given content digest).
+
+        Raises:
+            GateSecretError: the gate has no secret (a token made with an empty key could be forged by anyone).
+        """
+        if not self._secret:
+            raise GateSecretError("the skill gate has no secret; no token is made with an empty key")
         if digest is None:
             digest = self._current()[1]
-        message = (session or "").encode("utf-8") + b"\x00" + digest
+        # surrogatepass: a session named with undecodable bytes still gets its own, distinct token.
+        message = (session or "").encode("utf-8", "surrogatepass") + b"\x00" + digest
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
 
     def is_document_read(self, args: Mapping[str, Any]) -> bool:
@@ -150,7 +269,10 @@ class SkillGate:
         given = args.get(self.spec.token_argument)
         if not given:
             return "missing"
-        # Bytes, not str: compare_digest refuses non-ASCII strings, and a model can send anything.
-        if not isinstance(given, str) or not hmac.compare_digest(given.encode("utf-8"), self.token(session).encode()):
+        # Bytes, not str: compare_digest refuses non-ASCII strings, and a model can send anything
+        # (surrogatepass: even a lone surrogate, which is simply not the token).
+        if not isinstance(given, str) or not hmac.compare_digest(
+            given.encode("utf-8", "surrogatepass"), self.token(session).encode()
+        ):
             return "invalid"
         return "ok"

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
-from toolproof.runtime.skills.gate import GateSpec, SkillGate, builtin_dir, default_secret
+from toolproof.runtime.skills.gate import (
+    GateSecretError,
+    GateSpec,
+    SkillGate,
+    builtin_dir,
+    default_secret,
+    env_secret,
+)
 from toolproof.runtime.spec import ToolSpec
 
 if TYPE_CHECKING:
@@ -55,13 +62,19 @@ class SkillGates:
     """Resource ``skill_gate``: one ``SkillGate`` per gated contract, under the host's secret.
 
     Args:
-        secret: key of the tokens (default, on first use: ``default_secret()``).
+        secret: key of the tokens, any non-empty bytes (default, on first use:
+            ``default_secret()``, which asks more of the environment and the key file).
         documents: folder of ``builtin://`` documents (default: the package's).
+
+    Raises:
+        GateSecretError: ``secret`` is given but empty.
     """
 
     resource: ClassVar[str] = "skill_gate"
 
     def __init__(self, secret: bytes | None = None, *, documents: Path | None = None) -> None:
+        if secret is not None and not secret:
+            raise GateSecretError("an explicit gate secret must not be empty")
         self.documents = (documents or builtin_dir()).resolve()
         self._secret = secret
         self._gates: dict[str, SkillGate] = {}
@@ -86,16 +99,26 @@ class SkillGates:
             return gate
 
     def check(self, spec: ToolSpec) -> list[str]:
-        """A gated tool is served only when its SKILL.md can be read."""
+        """A gated tool is served only when its SKILL.md can be read and ``$TOOLPROOF_GATE_SECRET`` is usable.
+
+        The variable is checked here, at start-up, so a short one stops the host
+        instead of failing every gated call; the key file is left to first use.
+        """
         data = spec.settings.get("skill_gate")
         if data is None:
             return [f"tool '{spec.name}' needs skill_gate but its contract declares none"]
         gate = SkillGate(GateSpec.from_data(data), b"", self.documents)
+        problems: list[str] = []
         try:
             gate.document()
         except (OSError, UnicodeDecodeError) as exc:
-            return [f"tool '{spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}"]
-        return []
+            problems.append(f"tool '{spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}")
+        if self._secret is None:
+            try:
+                env_secret()
+            except GateSecretError as exc:
+                problems.append(f"tool '{spec.name}' is gated, but {exc}")
+        return problems
 
 
 def skill_gate(runtime: Runtime, tool: str) -> SkillGate | None:

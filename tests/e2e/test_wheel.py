@@ -553,8 +553,7 @@ def test_a_project_tool_named_like_an_included_builtin_is_reported_naming_both_s
     call = fresh.toolproof("call", "word_count", "--args", '{"text": "a"}', cwd=root, expect=1)
     conform = fresh.toolproof("conform", "--mcp", f"{fresh.bin / 'toolproof'} serve mcp", cwd=root, expect=1)
 
-    assert "contracts/read_file.yaml:1:7: tool 'read_file' is also a built-in tool included by pyproject.toml\n" in (
-        lint.stderr
-    )
+    clash = "tool 'read_file' is also the built-in tool of set gateway, which pyproject.toml includes"
+    assert f"contracts/read_file.yaml:1:7: error [TP103] {clash}\n" in lint.stderr
     for done in (toolsets, call, conform):
         assert done.stderr == f"{CLASH}\n", done.stderr

@@ -81,7 +81,7 @@ def test_gen_refuses_to_write_when_a_contract_is_invalid(runner: CliRunner, tmp_
     result = runner.invoke(cli, ["gen", "--project", str(root)])
 
     assert result.exit_code == 1
-    assert "contracts/broken.yaml:2:1: YAML syntax error" in result.stderr
+    assert "contracts/broken.yaml:2:1: error [TP002] YAML syntax error" in result.stderr
     assert not (root / "generated").exists()
 
 
@@ -96,8 +96,8 @@ def test_lint_prints_every_problem_and_exits_1(runner: CliRunner, tmp_path: Path
 
     assert result.exit_code == 1
     assert (
-        "contracts/echo.yaml:25:19: example input breaks the input schema: $.word: expected string, got integer"
-        in result.stderr
+        "contracts/echo.yaml:25:19: error [TP304] example input breaks the input schema: $.word: expected string, "
+        "got integer" in result.stderr
     )
     assert "Traceback" not in result.output
 
@@ -117,3 +117,29 @@ def test_a_missing_project_folder_is_reported_without_a_traceback(runner: CliRun
     assert result.stderr == (
         f"toolproof: {nope}: is not a toolproof project (no [tool.toolproof] in pyproject.toml, no toolproof.toml)\n"
     )
+
+
+def test_lint_help_documents_the_exit_codes(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["lint", "--help"])
+
+    text = " ".join(result.output.split())
+    assert (
+        "Exit codes: 0 no problem at error level (warnings and notes allowed); 1 at least one error; 2 a usage" in text
+    )
+    assert "error, or project settings that cannot be read." in text
+
+
+def test_a_tab_in_a_contract_is_reported_where_it_stands(runner: CliRunner, tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    contract = root / "contracts" / "echo.yaml"
+    contract.write_text(
+        contract.read_text(encoding="utf-8").replace("  required: [word]", "  \trequired: [word]"), encoding="utf-8"
+    )
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "contracts/echo.yaml:10:3: error [TP003] YAML does not allow tabs for indentation; use spaces",
+        "1 error(s), 0 warning(s) in contracts",
+    ]

@@ -134,7 +134,7 @@ def test_the_console_script_never_prints_a_traceback(skills: Path) -> None:
 def test_a_gated_tool_works_across_calls_of_one_session(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TOOLPROOF_GATE_SECRET", "cli-test")
+    monkeypatch.setenv("TOOLPROOF_GATE_SECRET", "cli-test-secret-16b")
     (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
     base = ["call", "read_file", "--workspace", str(tmp_path), "--session", "s1"]
 

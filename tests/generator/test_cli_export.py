@@ -9,16 +9,34 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from toolproof.cli import cli
+from toolproof.generator import load_project
+from toolproof.generator.losses import Loss
+from toolproof.generator.project import unaccepted_losses
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
 
 
-def _project(tmp_path: Path, text: str | None = None) -> Path:
+ROOT = Path(__file__).parents[2]
+ECHO_LOSSES = """\
+[tool.toolproof]
+
+[tool.toolproof.export]
+accept-losses.openai = ["echo:input/properties/word:minLength", "echo:output"]
+accept-losses.openai-responses = ["*:input/properties/*:minLength", "*:output:output"]
+accept-losses.anthropic = ["echo:input/properties/word", "echo:output:output"]
+accept-losses.gemini-openapi = ["*:input:additionalProperties", "*:output"]
+"""
+"""Every loss the minimal echo contract suffers, accepted in each of the entry's spellings."""
+
+
+def _project(tmp_path: Path, text: str | None = None, settings: str | None = None) -> Path:
     (tmp_path / "contracts").mkdir()
     if text is None:
         shutil.copy(MINIMAL, tmp_path / "contracts" / "echo.yaml")
     else:
         (tmp_path / "contracts" / "echo.yaml").write_text(text, encoding="utf-8")
+    if settings is not None:
+        (tmp_path / "pyproject.toml").write_text(settings, encoding="utf-8")
     return tmp_path
 
 
@@ -63,7 +81,7 @@ def test_lint_shows_losses_as_notes_where_the_contract_says_them(runner: CliRunn
 
     assert result.exit_code == 0
     assert (
-        "contracts/echo.yaml:9:11: note: openai: input/properties/word minLength: moved to description "
+        "contracts/echo.yaml:9:11: note [TP404] openai: echo:input/properties/word:minLength moved to description "
         "(OpenAI strict mode rejects it; the runtime still enforces it)"
     ) in result.stderr
 
@@ -76,7 +94,9 @@ def test_strict_export_turns_any_loss_into_an_error(runner: CliRunner, tmp_path:
     export = runner.invoke(cli, ["export", "--format", "openai", "--strict-export", "--project", str(root)])
 
     assert lint.exit_code == gen.exit_code == export.exit_code == 1
-    assert "contracts/echo.yaml:9:11: openai: input/properties/word minLength: moved to description" in lint.stderr
+    assert (
+        "contracts/echo.yaml:9:11: error [TP404] openai: echo:input/properties/word:minLength moved to description"
+    ) in lint.stderr
     assert not (root / "generated").exists()
 
 
@@ -92,3 +112,101 @@ def test_a_tool_set_over_openai_limits_fails_lint(runner: CliRunner, tmp_path: P
     assert result.exit_code == 1
     # 1002: strict mode adds null to the enum of an optional field.
     assert "provider limit: openai: 1002 enum values in one request; OpenAI allows at most 1000" in result.stderr
+
+
+def test_accepted_losses_are_neither_shown_nor_errors_under_strict_export(runner: CliRunner, tmp_path: Path) -> None:
+    root = _project(tmp_path, settings=ECHO_LOSSES)
+
+    lint = runner.invoke(cli, ["lint", "--strict-export", "--project", str(root)])
+    gen = runner.invoke(cli, ["gen", "--strict-export", "--project", str(root)])
+
+    assert lint.exit_code == 0, lint.output
+    assert lint.stderr == ""
+    assert lint.stdout == "1 contract(s) OK\n"
+    assert gen.exit_code == 0, gen.output
+
+
+def test_each_provider_is_judged_by_its_own_accepted_losses(runner: CliRunner, tmp_path: Path) -> None:
+    settings = ECHO_LOSSES.replace(
+        'accept-losses.anthropic = ["echo:input/properties/word", ', "accept-losses.anthropic = ["
+    )
+    root = _project(tmp_path, settings=settings)
+
+    result = runner.invoke(cli, ["lint", "--strict-export", "--project", str(root)])
+
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if " error [" in line]
+    assert errors == [
+        "contracts/echo.yaml:9:11: error [TP404] anthropic: echo:input/properties/word:minLength moved to description "
+        "(Anthropic strict mode rejects it; the runtime still enforces it)"
+    ]
+
+
+def test_the_project_setting_strict_export_makes_lint_strict(runner: CliRunner, tmp_path: Path) -> None:
+    settings = ECHO_LOSSES.replace("[tool.toolproof]\n", "[tool.toolproof]\nlint = {strict-export = true}\n")
+    settings = settings.replace('"echo:output"]', "]")
+    root = _project(tmp_path, settings=settings)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert (
+        "contracts/echo.yaml:13:3: error [TP404] openai: echo:output:output not shown (this API has no field for a "
+        "tool's output schema; the model reads the rendered result text)"
+    ) in result.stderr
+
+
+def test_an_accepted_loss_that_matches_nothing_is_a_warning_where_it_is_written(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    settings = ECHO_LOSSES + 'accept-losses.mcp = ["echo:input/properties/word:minLength"]\n'
+    root = _project(tmp_path, settings=settings)
+
+    result = runner.invoke(cli, ["lint", "--strict-export", "--project", str(root)])
+
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "pyproject.toml:8:22: warning [TP406] accept-losses.mcp: 'echo:input/properties/word:minLength' matches no "
+        "loss of mcp; remove it\n"
+    )
+    assert result.stdout == "1 contract(s) OK, 1 warning(s)\n"
+
+
+def test_malformed_accepted_losses_are_errors_where_they_are_written(runner: CliRunner, tmp_path: Path) -> None:
+    settings = ECHO_LOSSES + (
+        'accept-losses.open-ai = ["echo:output"]\n'
+        'accept-losses.gemini = ["echo/output", "echo:inputs", "ohce:output", "echo:output/x:"]\n'
+    )
+    root = _project(tmp_path, settings=settings)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "pyproject.toml:8:15: error [TP405] accept-losses: unknown provider 'open-ai' (did you mean 'openai'?)",
+        "pyproject.toml:9:25: error [TP405] accept-losses.gemini: 'echo/output': write TOOL:SCHEMA[POINTER][:KEYWORD], "
+        "such as 'read_file:input/properties/path:minLength'",
+        "pyproject.toml:9:40: error [TP405] accept-losses.gemini: 'echo:inputs': the pointer after 'input' must start "
+        "with '/' (got 's')",
+        "pyproject.toml:9:55: error [TP405] accept-losses.gemini: 'ohce:output' names no tool of the project ('ohce')",
+        "pyproject.toml:9:70: error [TP405] accept-losses.gemini: 'echo:output/x:': a ':' after the pointer must be "
+        "followed by a keyword",
+        "5 error(s), 0 warning(s) in contracts",
+    ]
+
+
+def test_this_repository_passes_strict_export_with_its_accepted_losses(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["lint", "--strict-export", "--project", str(ROOT)])
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_unaccepted_losses_keeps_only_what_the_losses_own_provider_does_not_accept(tmp_path: Path) -> None:
+    root = _project(tmp_path, settings='[tool.toolproof]\nexport = {accept-losses = {openai = ["echo:output"]}}\n')
+    project = load_project(root)
+    openai = Loss("openai", "echo", "output", (), "output", "not shown", "no field")
+    gemini = Loss("gemini-openapi", "echo", "output", (), "output", "not shown", "no field")
+    word = Loss("openai", "echo", "input", ("properties", "word"), "minLength", "moved to description", "strict")
+
+    assert unaccepted_losses(project, [openai, gemini, word]) == [gemini, word]

@@ -44,6 +44,18 @@ def test_every_rule_has_an_invalid_contract() -> None:
         "example_unknown_error_code",
         "example_message_mismatch",
         "placeholder_names_nothing",
+        "unknown_keyword",
+        "unknown_keyword_at_every_depth",
+        "flow_mapping_cut",
+        "params_not_json_schema",
+        "params_unknown_keyword",
+        "ref_unresolved",
+        "yaml_tab",
+        "invalid_regex",
+        "regex_not_ecma",
+        "strict_types",
+        "strict_tuple",
+        "strict_required",
     }
     assert rules <= names
 
@@ -73,7 +85,9 @@ def test_duplicate_tool_names_are_reported_in_the_second_file(tmp_path: Path) ->
 
     problems = [str(p) for p in load_project(tmp_path).problems if p.level is Level.ERROR]
 
-    assert "contracts/echo2.yaml:1:7: duplicate tool name 'echo' (also in contracts/echo.yaml)" in problems
+    assert (
+        "contracts/echo2.yaml:1:7: error [TP103] duplicate tool name 'echo' (also in contracts/echo.yaml)" in problems
+    )
 
 
 def test_two_names_for_one_module_are_reported(tmp_path: Path) -> None:
@@ -85,8 +99,8 @@ def test_two_names_for_one_module_are_reported(tmp_path: Path) -> None:
     problems = [str(p) for p in load_project(tmp_path).problems if p.level is Level.ERROR]
 
     assert (
-        "contracts/my_tool2.yaml:1:7: tool 'my-tool' maps to module 'my_tool' as does contracts/my_tool.yaml"
-        in problems
+        "contracts/my_tool2.yaml:1:7: error [TP104] tool 'my-tool' maps to module 'my_tool' as does "
+        "contracts/my_tool.yaml" in problems
     )
 
 
@@ -99,7 +113,9 @@ def test_an_error_without_an_example_is_a_warning_not_an_error(tmp_path: Path) -
     project = load_project(tmp_path)
 
     assert project.ok
-    assert [str(p) for p in project.problems] == ["contracts/echo.yaml:9:3: warning: error 'too_loud' has no example"]
+    assert [str(p) for p in project.problems] == [
+        "contracts/echo.yaml:9:3: warning [TP310] error 'too_loud' has no example"
+    ]
 
 
 def test_an_empty_contracts_folder_is_a_problem(tmp_path: Path) -> None:
@@ -107,4 +123,4 @@ def test_an_empty_contracts_folder_is_a_problem(tmp_path: Path) -> None:
 
     project = load_project(tmp_path)
 
-    assert [str(p) for p in project.problems] == ["contracts:1:1: no contracts found (contracts/*.yaml)"]
+    assert [str(p) for p in project.problems] == ["contracts:1:1: error [TP401] no contracts found (contracts/*.yaml)"]

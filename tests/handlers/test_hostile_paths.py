@@ -60,11 +60,15 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         (folder / "dev-zero").symlink_to("/dev/zero")
         (folder / "proc-env").symlink_to("/proc/self/environ")
         (folder / "evil-sibling").symlink_to(base / "workspace-evil" / "x.txt")
+        os.link(base / "secret.txt", folder / "hard-link")
         os.mkfifo(folder / "pipe")
     (base / "skills" / "escape").symlink_to(base / "skills-evil" / "evil")
     (base / "skills" / "leaky").mkdir()
     (base / "skills" / "leaky" / "SKILL.MD").symlink_to(base / "secret.txt")
     (base / "skills" / "leaky" / "SKILL.md").symlink_to(base / "secret.txt")
+    (base / "skills" / "hardlinked").mkdir()
+    os.link(base / "secret.txt", base / "skills" / "hardlinked" / "SKILL.MD")
+    os.link(base / "skills-evil" / "evil" / "SKILL.md", base / "skills" / "hardlinked" / "SKILL.md")
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(ws / "sock"))
     yield base
@@ -126,6 +130,7 @@ PATH_ATTACKS = [
     "proc-env",
     "../workspace-evil/x.txt",
     "evil-sibling",
+    "hard-link",
     "x" * 5000,
     "n" * 300,
 ]
@@ -173,6 +178,9 @@ CASES += [
     ("read_skill", {"skill_name": "evil"}),
     ("read_skill", {"skill_name": "/etc/passwd"}),
     ("read_skill", {"skill_name": "leaky"}),
+    ("read_file_in_skill", {"skill_name": "hardlinked", "file_path": "SKILL.MD"}),
+    ("get_skill", {"skill_name": "hardlinked"}),
+    ("read_skill", {"skill_name": "hardlinked"}),
 ]
 
 

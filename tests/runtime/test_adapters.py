@@ -178,3 +178,45 @@ def test_mcp_tool_errors_are_results_and_unknown_tools_are_rpc_errors(runtime: R
     assert unknown["error"] == {"code": INVALID_PARAMS, "message": "Unknown tool: nope"}
     assert malformed["error"]["code"] == INVALID_REQUEST
     assert bad_args["error"]["code"] == INVALID_PARAMS
+
+
+@pytest.mark.parametrize(
+    "request_id", [None, 1.5, True, [1], {"a": 1}], ids=["null", "float", "bool", "list", "object"]
+)
+def test_an_mcp_request_id_that_is_not_a_string_or_integer_is_not_echoed(runtime: Runtime, request_id: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "read_file"}}
+
+    response = mcp_tools_call(runtime, request)
+
+    assert response == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": INVALID_REQUEST, "message": "the request id must be a string or an integer"},
+    }
+
+
+@pytest.mark.parametrize("request_id", ["abc", 0, -1, 2**70], ids=["string", "zero", "negative", "beyond-64-bits"])
+def test_an_mcp_request_id_that_is_a_string_or_integer_is_echoed_as_it_is(runtime: Runtime, request_id: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "nope"}}
+
+    assert mcp_tools_call(runtime, request)["id"] == request_id
+
+
+def test_every_adapter_answers_a_lone_surrogate_in_the_arguments_with_writable_text(runtime: Runtime) -> None:
+    arguments = {"skill_name": "calculator", "file_path": "x\udcff"}
+    chat = openai_chat_tool_messages(
+        runtime,
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "c1", "function": {"name": "read_file_in_skill", "arguments": json.dumps(arguments)}}
+            ],
+        },
+    )
+    anthropic = anthropic_tool_results(
+        runtime, {"content": [{"type": "tool_use", "id": "t1", "name": "read_file_in_skill", "input": arguments}]}
+    )
+
+    for text in (chat[0]["content"], anthropic["content"][0]["content"]):
+        text.encode("utf-8")
+        assert "$.file_path: holds a lone surrogate" in text

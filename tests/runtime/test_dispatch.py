@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
+import orjson
 import pytest
 
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import INTERNAL_ERROR, STANDARD_ERRORS, ToolError
+from toolproof.runtime.dispatch import MAX_RESULT_BYTES, Runtime
+from toolproof.runtime.errors import INTERNAL_ERROR, RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError
 from toolproof.runtime.registry import BoundTool
+from toolproof.runtime.result import ToolResult, json_bytes
 from toolproof.runtime.spec import ToolSpec
 
 INTERNAL_SENTENCE = STANDARD_ERRORS[INTERNAL_ERROR].message
@@ -54,7 +57,27 @@ def _greet(args: Any, ctx: ToolContext) -> Any:
         return {"greeting": 42}
     if who == "session":
         return {"greeting": f"session {ctx.session}"}
+    if who == "disk-surrogate":  # a name read from disk that is not UTF-8
+        return {"greeting": "Hello, t\udcff.txt!"}
+    if who == "disk-surrogate-error":
+        raise ToolError("unknown_person", "Nobody called 't\udcff.txt'", {"who": "t\udcff.txt"})
+    if who == "unwritable-param":
+        raise ToolError("unknown_person", "Nobody called 'x'", {"who": {1, 2}})
+    if who.startswith("big:"):
+        return {"greeting": "x" * int(who[4:])}
+    if who == "set":
+        return {"greeting": {1, 2}}
+    if who == "huge-int":
+        return {"greeting": 2**70}
     return {"greeting": f"Hello, {who}!"}
+
+
+def _writable(result: ToolResult) -> None:
+    """Every transport can write the result: the CLI's JSON, orjson, and UTF-8 text."""
+    orjson.dumps(result.to_dict())
+    orjson.dumps(result.to_mcp())
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    result.text.encode("utf-8")
 
 
 def _runtime(validate_output: bool = True, **spec: Any) -> Runtime:
@@ -205,3 +228,125 @@ def test_a_toolset_filter_serves_only_its_members() -> None:
 
     assert [spec.name for spec in Runtime(tools=[tool], toolset="people").specs] == ["greet"]
     assert Runtime(tools=[tool], toolset="other").specs == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "detail"),
+    [
+        ({"who": "a\udcff"}, "$.who: holds a lone surrogate (\\udcff at character 1), which is not text"),
+        ('{"who": "\\udcff"}', "$.who: holds a lone surrogate (\\udcff at character 0), which is not text"),
+        ('{"who": "\udcff"}', "$.who: holds a lone surrogate (\\udcff at character 0), which is not text"),
+        (b'{"who": "\\ud800x"}', "$.who: holds a lone surrogate (\\ud800 at character 0), which is not text"),
+        (
+            {"who": "Ada", "w\udcffo": 1},
+            "$['w\\udcffo']: the property name holds a lone surrogate, which is not text",
+        ),
+        ({"who": ["ok", "\udfff"]}, "$.who[1]: holds a lone surrogate (\\udfff at character 0), which is not text"),
+        (
+            {"who": {"a b": "\ud83d"}},
+            "$.who['a b']: holds a lone surrogate (\\ud83d at character 0), which is not text",
+        ),
+    ],
+)
+def test_a_lone_surrogate_in_the_arguments_is_invalid_arguments_naming_where(arguments: Any, detail: str) -> None:
+    result = _runtime().call("greet", arguments)
+
+    assert result.error is not None
+    assert result.error.code == "invalid_arguments"
+    assert result.error.message == f"Invalid arguments: {detail}; send valid Unicode text"
+    _writable(result)
+
+
+def test_a_surrogate_pair_is_text_not_a_lone_surrogate() -> None:
+    assert _runtime().call("greet", '{"who": "\\ud83d\\ude80"}').text == "Hello, \U0001f680!"
+
+
+def test_a_number_beyond_the_range_of_floats_is_invalid_json_not_infinity() -> None:
+    result = _runtime().call("greet", '{"who": 1e400}')
+
+    assert result.error is not None
+    assert (
+        result.error.message
+        == "Invalid arguments: $: arguments are not valid JSON (1e400 is out of the range of a number)"
+    )
+
+
+def test_a_lone_surrogate_a_handler_puts_in_its_output_becomes_a_replacement_character() -> None:
+    result = _runtime().call("greet", {"who": "disk-surrogate"})
+
+    assert result.ok
+    assert result.output == {"greeting": "Hello, t\ufffd.txt!"}
+    assert result.text == "Hello, t\ufffd.txt!"
+    _writable(result)
+
+
+def test_a_lone_surrogate_in_an_error_message_becomes_a_replacement_character() -> None:
+    result = _runtime().call("greet", {"who": "disk-surrogate-error"})
+
+    assert result.error is not None
+    assert result.error.message == "Nobody called 't\ufffd.txt'"
+    assert result.text == "ERROR: Nobody called 't\ufffd.txt'"
+    _writable(result)
+
+
+def test_an_unknown_tool_named_with_a_lone_surrogate_is_answered_in_writable_text() -> None:
+    result = _runtime().call("gr\udcffeet", {})
+
+    assert result.error is not None and result.error.code == "unknown_tool"
+    assert result.error.message == "Unknown tool 'gr\ufffdeet'. Available tools: greet."
+    _writable(result)
+
+
+def test_an_error_parameter_json_cannot_write_falls_back_to_the_default_render() -> None:
+    runtime = _runtime(render={"result": "{greeting}", "error": "E {who}: {message}"})
+
+    result = runtime.call("greet", {"who": "unwritable-param"})
+
+    assert result.error is not None and result.error.code == "unknown_person"
+    assert result.text == "ERROR: Nobody called 'x'"
+
+
+def test_output_that_cannot_be_json_is_internal_error_even_without_output_validation(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.ERROR):
+        result = _runtime(validate_output=False).call("greet", {"who": "set"})
+
+    assert result.error is not None and result.error.code == "internal_error"
+    assert "cannot be written as JSON (a dict)" in caplog.text
+
+
+def test_integers_beyond_64_bits_in_an_output_stay_exact() -> None:
+    result = _runtime(validate_output=False, render={"result": "{$}", "error": "E"}).call("greet", {"who": "huge-int"})
+
+    assert result.ok
+    assert json_bytes(result.output) == b'{"greeting":1180591620717411303424}'
+    assert result.text == '{"greeting": 1180591620717411303424}'
+
+
+def test_a_result_over_the_cap_is_response_too_large_with_a_hint_to_ask_for_less() -> None:
+    runtime = Runtime(tools=[BoundTool.build(_spec(), _greet)], max_result_bytes=1000)
+
+    under = runtime.call("greet", {"who": "big:400"})  # 400 in the text + 415 in the output
+    over = runtime.call("greet", {"who": "big:600"})
+
+    assert under.ok
+    assert over.error is not None
+    assert over.error.code == RESPONSE_TOO_LARGE
+    assert over.error.message == "The result is too large to return: about 1215 bytes; the limit is 1000."
+    assert over.error.hint == "Ask for less: a smaller range or limit, or a narrower request."
+    assert over.text == "ERROR: The result is too large to return: about 1215 bytes; the limit is 1000."
+
+
+def test_an_output_over_the_cap_is_refused_before_it_is_rendered() -> None:
+    runtime = Runtime(tools=[BoundTool.build(_spec(), _greet)], max_result_bytes=1000)
+
+    result = runtime.call("greet", {"who": "big:2000"})
+
+    assert result.error is not None
+    assert result.error.message == "The result is too large to return: about 2015 bytes; the limit is 1000."
+
+
+def test_the_result_cap_defaults_to_16_mib() -> None:
+    assert _runtime().max_result_bytes == MAX_RESULT_BYTES == 16 * 1024 * 1024
+    assert STANDARD_ERRORS[RESPONSE_TOO_LARGE].status == 413

@@ -245,3 +245,198 @@ def test_no_descriptor_leaks_after_refusals(root: Directory, tree: Path) -> None
                 _read(root, path)
 
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.fixture
+def deep_root(tmp_path: Path) -> Iterator[Path]:
+    """An empty ``<tmp>/root`` for a deep tree, removed afterwards by ``rm -rf`` (``shutil.rmtree`` recurses)."""
+    import subprocess
+
+    root = tmp_path / "root"
+    root.mkdir()
+    yield root
+    subprocess.run(["rm", "-rf", str(root)], check=True, timeout=120)
+
+
+def _make_deep(root: Path, depth: int) -> None:
+    """``root/d/d/.../d/f.txt`` (``depth`` folders), made with descriptors: the path is longer than PATH_MAX."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        leaf = os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(leaf, b"deep\n")
+        os.close(leaf)
+    finally:
+        os.close(fd)
+
+
+_LOW_FD_SCRIPT = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+from toolproof.runtime.files.access import Directory, FileAccessError
+
+out = {}
+with Directory.open(sys.argv[1]) as root:
+    for label, path in json.loads(sys.argv[2]).items():
+        try:
+            with root.open_file(path) as f:
+                out[label] = f.read_all(100).decode()
+        except FileAccessError as exc:
+            out[label] = exc.reason
+print(json.dumps(out))
+"""
+
+
+def _read_with_64_descriptors(root: Path, paths: dict[str, str]) -> dict[str, str]:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _LOW_FD_SCRIPT, str(root), json.dumps(paths)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, str] = json.loads(done.stdout)
+    return result
+
+
+def test_a_file_2000_folders_deep_reads_with_64_descriptors(deep_root: Path, tmp_path: Path) -> None:
+    root = deep_root
+    _make_deep(root, 2000)
+    (root / "d" / "top.txt").write_text("top\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("SECRET\n", encoding="utf-8")
+
+    got = _read_with_64_descriptors(
+        root,
+        {
+            "deep": "d/" * 2000 + "f.txt",
+            "climb back": "d/" * 600 + "../" * 599 + "top.txt",
+            "climb out": "d/" * 600 + "../" * 601 + "secret.txt",
+            "climb out from the bottom": "d/" * 800 + "../" * 801 + "secret.txt",
+        },
+    )
+
+    assert got == {
+        "deep": "deep\n",
+        "climb back": "top\n",
+        "climb out": "outside_root",
+        "climb out from the bottom": "outside_root",
+    }
+
+
+def test_a_deep_walk_holds_a_bounded_number_of_descriptors(deep_root: Path) -> None:
+    from toolproof.runtime.files import access
+
+    root = deep_root
+    _make_deep(root, 300)
+    held: list[int] = []
+    real_close = os.close
+    opened: set[int] = set()
+    real_open = os.open
+
+    def counting_open(*args: object, **kwargs: object) -> int:
+        fd = real_open(*args, **kwargs)  # type: ignore[arg-type]
+        opened.add(fd)
+        held.append(len(opened))
+        return fd
+
+    def counting_close(fd: int) -> None:
+        opened.discard(fd)
+        real_close(fd)
+
+    with Directory.open(root) as directory:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(os, "open", counting_open)
+            patch.setattr(os, "close", counting_close)
+            with directory.open_file("d/" * 300 + "../" * 150 + "d/" * 150 + "f.txt") as f:
+                assert f.read_all(100) == b"deep\n"
+
+    assert max(held) <= access.MAX_OPEN_DIRS + 2
+
+
+def test_a_walk_that_takes_too_many_steps_ends_in_loop(root: Directory, tree: Path) -> None:
+    from toolproof.runtime.files import access
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(access, "MAX_WALK_OPENS", 3)
+        assert _read(root, "sub/deep/c.txt") == b"gamma\n"
+        assert _reason(root, "sub/deep/../deep/c.txt") == "loop"
+
+
+def test_a_folder_swapped_for_a_symlink_under_a_deep_walk_is_not_followed(deep_root: Path, tmp_path: Path) -> None:
+
+    root = deep_root
+    _make_deep(root, 40)
+    (tmp_path / "outside").mkdir()
+    real_open = os.open
+    swapped: list[bool] = []
+
+    def swapping_open(name: str, flags: int, *args: object, dir_fd: int | None = None) -> int:
+        # Once the walk is deep, swap the first folder for a symbolic link out of the root.
+        if not swapped and dir_fd is not None and name == "d" and os.path.exists(root / "d"):
+            depth = len(os.readlink(f"/proc/self/fd/{dir_fd}").split("/d"))
+            if depth > 30:
+                os.rename(root / "d", root / "moved")
+                (root / "d").symlink_to(tmp_path / "outside")
+                swapped.append(True)
+        return real_open(name, flags, *args, dir_fd=dir_fd)  # type: ignore[arg-type]
+
+    with Directory.open(root) as directory, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "open", swapping_open)
+        with pytest.raises(FileAccessError) as info:
+            directory.open_file("d/" * 40 + "../" * 39 + "x.txt")
+
+    assert swapped
+    assert info.value.reason == "not_found"
+
+
+def test_not_regular_carries_what_the_path_is(root: Directory, tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tree / "sock"))
+    kinds: dict[str, str | None] = {}
+    try:
+        for path in ("sub", "pipe", "sock", ".", "sub/.."):
+            with pytest.raises(FileAccessError) as info:
+                _read(root, path)
+            kinds[path] = info.value.kind
+    finally:
+        sock.close()
+    with Directory.open("/dev") as dev, pytest.raises(FileAccessError) as device:
+        _read(dev, "null")
+
+    assert kinds == {"sub": "directory", "pipe": "fifo", "sock": "socket", ".": "directory", "sub/..": "directory"}
+    assert device.value.kind == "device"
+    assert device.value.detail == "the path is a device, not a regular file"
+
+
+def test_a_hard_link_to_a_file_outside_the_root_is_refused_when_hard_links_are_denied(
+    root: Directory, tree: Path
+) -> None:
+    os.link(tree.parent / "secret.txt", tree / "inside.txt")
+
+    assert _reason(root, "inside.txt", hardlinks="deny") == "hardlink"
+    assert _reason(root, "sub/../inside.txt", hardlinks="deny") == "hardlink"
+    assert _read(root, "inside.txt") == b"SECRET\n"  # the default reads it: no path check can see the other name
+    assert _read(root, "a.txt", hardlinks="deny") == b"alpha\n"
+
+
+def test_the_hard_link_check_is_made_on_the_opened_file(root: Directory, tree: Path) -> None:
+    with root.open_file("a.txt", hardlinks="deny") as opened:
+        os.link(tree / "a.txt", tree.parent / "later.txt")  # a second name made after the open changes nothing read
+        assert opened.read_all(100) == b"alpha\n"
+
+    assert _reason(root, "a.txt", hardlinks="deny") == "hardlink"
+
+
+def test_folders_are_not_subject_to_the_hard_link_policy(root: Directory) -> None:
+    with root.open_dir("sub") as sub:  # a folder with a sub-folder has three names or more
+        assert _read(sub, "deep/c.txt", hardlinks="deny") == b"gamma\n"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from toolproof.runtime.skills.frontmatter import parse_skill, strip_frontmatter
+from toolproof.runtime.skills.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill, strip_frontmatter
 
 
 def test_a_clean_skill_has_no_problems() -> None:
@@ -102,3 +104,125 @@ def test_strip_frontmatter_keeps_bodies_without_one() -> None:
     assert strip_frontmatter("---\nname: x\n---\n\n# Body\n") == "# Body\n"
     assert strip_frontmatter("# No frontmatter\n") == "# No frontmatter\n"
     assert strip_frontmatter("---\nunclosed: true\n") == "---\nunclosed: true\n"
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("yes", "yes"),
+        ("No", "No"),
+        ("on", "on"),
+        ("y", "y"),
+        ("2024-02-30", "2024-02-30"),
+        ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+        ("1:30", "1:30"),
+        ("0b101", "0b101"),
+        ("1_000", "1_000"),
+        ("=", "="),
+        ("017", 17),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("-12", -12),
+        ("1e3", 1000.0),
+        (".5", 0.5),
+        ("-.inf", float("-inf")),
+        ("true", True),
+        ("FALSE", False),
+        ("~", None),
+        ("null", None),
+        ("'yes'", "yes"),
+        ("!!str 12", "12"),
+        ("!!float 1", 1.0),
+        ("! 12", "12"),
+    ],
+)
+def test_frontmatter_values_follow_the_yaml_1_2_core_schema(written: str, read: object) -> None:
+    doc = parse_skill(f"---\nname: x\ndescription: d\nversion: {written}\n---\n", "x")
+
+    assert doc.fields["version"] == read
+    assert type(doc.fields["version"]) is type(read)
+    assert doc.problems == ("unknown field 'version'",)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("2024-02-30", None),  # a date PyYAML 1.1 raised ValueError on; in YAML 1.2 it is text
+        ("!!int nope", "line 4: 'nope' is not a YAML 1.2 integer; it is read as text"),
+        ("!!timestamp nope", "line 4: the tag '!!timestamp' is not a YAML core tag; the value is read as text"),
+        ("!!python/object:os.system {}", "line 4: the tag '!!python/object:os.system' is ignored on a list or mapping"),
+        (
+            "!!python/name:os.system ''",
+            "line 4: the tag '!!python/name:os.system' is not a YAML core tag; the value is read as text",
+        ),
+        ("9" * 5000, "line 4: a number of 5000 characters is read as text (at most 100)"),
+    ],
+)
+def test_values_that_crashed_the_yaml_loader_are_problems_not_exceptions(value: str, problem: str | None) -> None:
+    doc = parse_skill(f"---\nname: x\ndescription: Fine.\ncreated: {value}\n---\nBody\n", "x")
+
+    assert doc.description == "Fine."
+    assert doc.body == "Body\n"
+    assert list(doc.problems) == [*([problem] if problem else []), "unknown field 'created'"]
+
+
+def test_a_merge_key_bomb_is_refused_in_bounded_time() -> None:
+    bomb = "x0: &x0 {a: 1}\n" + "".join(f"x{i}: &x{i} {{<<: [*x{i - 1}, *x{i - 1}]}}\n" for i in range(1, 27))
+    assert len(bomb) < 1000
+
+    started = time.perf_counter()
+    doc = parse_skill(f"---\nname: x\ndescription: d\n{bomb}---\nBody\n", "x")
+
+    assert time.perf_counter() - started < 1
+    assert doc.problems[0] == "the frontmatter holds more than 1000 values (aliases count in full); not read"
+    assert doc.fields == {}
+    assert doc.body == "Body\n"
+
+
+def test_a_megabyte_base_60_integer_is_refused_by_the_size_budget_at_once() -> None:
+    head = "name: x\ndescription: d\nn: 1" + ":59" * 349_000 + "\n"
+
+    started = time.perf_counter()
+    doc = parse_skill(f"---\n{head}---\nBody\n", "x")
+
+    assert time.perf_counter() - started < 1
+    assert doc.problems[0] == f"the frontmatter is {len(head)} bytes, more than {MAX_FRONTMATTER_BYTES}; not read"
+
+
+def test_a_small_base_60_integer_is_text() -> None:
+    assert parse_skill("---\nn: 1:59:59:59\n---\n", "x").fields["n"] == "1:59:59:59"
+
+
+def test_frontmatter_at_the_size_budget_is_read() -> None:
+    head = "name: x\ndescription: d\n"
+    pad = "c: " + "w" * (MAX_FRONTMATTER_BYTES - len(head) - 4)
+    assert len(head + pad + "\n") == MAX_FRONTMATTER_BYTES
+
+    assert parse_skill(f"---\n{head}{pad}\n---\n", "x").fields["c"] == "w" * len(pad[3:])
+    assert "not read" in parse_skill(f"---\n{head}{pad}w\n---\n", "x").problems[0]
+
+
+def test_duplicate_keys_and_merge_keys_are_reported_with_their_line() -> None:
+    doc = parse_skill("---\nname: x\ndescription: a\ndescription: b\n<<: {license: MIT}\n---\n", "x")
+
+    assert doc.description == "b"
+    assert "line 4: duplicate key 'description'; the last value is kept" in doc.problems
+    assert "line 5: '<<' is an ordinary key here: YAML 1.2 has no merge keys" in doc.problems
+
+
+def test_aliases_share_their_value_and_a_recursive_one_is_refused() -> None:
+    shared = parse_skill("---\nname: &n x\ndescription: d\nmetadata: {owner: *n}\n---\n", "x")
+    recursive = parse_skill("---\nname: x\nmetadata: &m {self: *m}\n---\n", "x")
+
+    assert shared.fields["metadata"] == {"owner": "x"}
+    assert shared.problems == ()
+    assert recursive.problems[0] == "the frontmatter nests too deeply to be read"
+
+
+def test_a_description_with_control_characters_is_kept_for_the_catalog_to_escape_and_reported() -> None:
+    doc = parse_skill('---\nname: x\ndescription: "a\\e[2Jb\\u202e\\L\\N"\n---\n', "x")
+    surrogate = parse_skill('---\nname: x\ndescription: "\\ud800"\n---\n', "x")
+
+    assert doc.fields["description"] == "a\x1b[2Jb\u202e\u2028\x85"
+    assert doc.problems == ("'description' holds control or bidi characters; prompts show them escaped",)
+    assert surrogate.problems[0] == "the frontmatter is not valid YAML (while parsing a quoted scalar)"

@@ -1,4 +1,4 @@
-"""The line-window scanner agrees with a plain split, for any content and chunking."""
+"""The line-window scanner agrees with ``bytes.splitlines``, for any content, line ends and chunking."""
 
 from __future__ import annotations
 
@@ -15,11 +15,9 @@ from toolproof.runtime.files.lines import clear_index_cache, read_window
 
 
 def _reference(
-    data: bytes, start: int, limit: int, max_line_bytes: int, term: bytes, count_total: bool
+    data: bytes, start: int, limit: int, max_line_bytes: int, count_total: bool
 ) -> tuple[list[bytes], list[int], int]:
-    parts = data.split(term) if data else []
-    if data.endswith(term):
-        parts = parts[:-1]
+    parts = data.splitlines()
     out: list[bytes] = []
     cut: list[int] = []
     for raw in parts[start - 1 : start - 1 + limit]:
@@ -29,7 +27,7 @@ def _reference(
             if not count_total:
                 break
         else:
-            out.append(raw[:-1] if term == b"\n" and raw.endswith(b"\r") else raw)
+            out.append(raw)
     return out, cut, len(parts)
 
 
@@ -58,9 +56,8 @@ def _window(path: Path, **kw: object) -> lines_module.Window:
     limit=st.integers(1, 6),
     max_line_bytes=st.integers(1, 12),
     count_total=st.booleans(),
-    term=st.sampled_from([b"\n", b"\r"]),
 )
-def test_window_matches_a_plain_split(
+def test_window_matches_splitlines_for_any_mix_of_line_ends(
     small_chunks: None,
     tmp_path: Path,
     data: bytes,
@@ -68,15 +65,12 @@ def test_window_matches_a_plain_split(
     limit: int,
     max_line_bytes: int,
     count_total: bool,
-    term: bytes,
 ) -> None:
     path = tmp_path / "f"
     path.write_bytes(data)
-    expected, cut, total = _reference(data, start, limit, max_line_bytes, term, count_total)
+    expected, cut, total = _reference(data, start, limit, max_line_bytes, count_total)
 
-    window = _window(
-        path, start=start, limit=limit, max_line_bytes=max_line_bytes, count_total=count_total, terminator=term
-    )
+    window = _window(path, start=start, limit=limit, max_line_bytes=max_line_bytes, count_total=count_total)
 
     assert window.lines == expected
     assert window.cut == cut
@@ -89,10 +83,10 @@ def test_window_matches_a_plain_split(
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    data=st.lists(st.sampled_from([b"line", b"\n", b"long line here", b"\r\n"]), max_size=60).map(b"".join),
+    data=st.lists(st.sampled_from([b"line", b"\n", b"long line here", b"\r\n", b"\r"]), max_size=60).map(b"".join),
     starts=st.lists(st.integers(1, 20), min_size=1, max_size=5),
 )
-def test_cached_index_gives_the_same_windows(
+def test_cached_index_gives_the_same_windows_even_between_the_bytes_of_a_crlf(
     small_chunks: None, tmp_path: Path, data: bytes, starts: list[int]
 ) -> None:
     path = tmp_path / "f"
@@ -100,11 +94,27 @@ def test_cached_index_gives_the_same_windows(
     st_ = path.stat()
     identity = (st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns)
     clear_index_cache()
+    every = data.splitlines()
 
     for start in starts:
         cached = _window(path, start=start, limit=3, max_line_bytes=100, count_total=True, identity=identity)
         plain = _window(path, start=start, limit=3, max_line_bytes=100, count_total=True)
-        assert (cached.lines, cached.total, cached.more) == (plain.lines, plain.total, plain.more)
+        window = every[start - 1 : start + 2]
+        expected = (window, len(every), start - 1 + len(window) < len(every))
+        assert (cached.lines, cached.total, cached.more) == (plain.lines, plain.total, plain.more) == expected
+
+
+@pytest.mark.parametrize("data", [b"a\r\n", b"abcdefgh\r\n", b"a\rbcdefg\r\n"])  # chunks of 2, then 7 bytes
+def test_a_full_window_ending_at_a_crlf_cut_by_a_chunk_says_no_more_lines(
+    small_chunks: None, tmp_path: Path, data: bytes
+) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    lines = data.splitlines()
+
+    window = _window(path, start=1, limit=len(lines), max_line_bytes=100, count_total=False)
+
+    assert (window.lines, window.more) == (lines, False)
 
 
 def test_a_window_stops_reading_once_full(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -15,9 +16,11 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
+from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS, McpServer, serve_stdio
+from toolproof.runtime.toolbox import builtin_runtime
 
 SERVER = [sys.executable, "-m", "toolproof", "serve", "mcp"]
+SECRET = "mcp-test-secret-of-32-bytes-long"
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +44,7 @@ def _args(roots: tuple[Path, Path]) -> list[str]:
 def _params(roots: tuple[Path, Path]) -> StdioServerParameters:
     command, *args = SERVER
     return StdioServerParameters(
-        command=command, args=[*args, *_args(roots)], env={**os.environ, "TOOLPROOF_GATE_SECRET": "t"}
+        command=command, args=[*args, *_args(roots)], env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET}
     )
 
 
@@ -130,10 +133,18 @@ def test_the_skill_gate_binds_tokens_to_the_connection(roots: tuple[Path, Path])
 class _Pipe:
     """A raw newline-JSON-RPC connection to a server process."""
 
-    def __init__(self, roots: tuple[Path, Path]) -> None:
+    def __init__(self, roots: tuple[Path, Path], *, initialize: bool = True) -> None:
         self.proc = subprocess.Popen(
-            [*SERVER, *_args(roots)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [*SERVER, *_args(roots)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET},
         )
+        if initialize:
+            self.send(_request(0, "initialize", HANDSHAKE))
+            assert self.receive()["result"]["protocolVersion"] == HANDSHAKE_VERSIONS[-1]
+            self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
 
     def send(self, raw: bytes) -> None:
         assert self.proc.stdin is not None
@@ -155,7 +166,10 @@ class _Pipe:
         return code, stderr
 
 
-def _request(i: int, method: str, params: Any = None) -> bytes:
+HANDSHAKE = {"protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def _request(i: Any, method: str, params: Any = None) -> bytes:
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": i, "method": method}
     if params is not None:
         body["params"] = params
@@ -204,7 +218,7 @@ def test_oversized_messages_are_refused_without_taking_the_server_down(roots: tu
 
 @pytest.mark.parametrize(("asked", "answered"), [("2025-03-26", "2025-03-26"), ("1999-01-01", HANDSHAKE_VERSIONS[-1])])
 def test_the_handshake_negotiates_the_protocol_version(roots: tuple[Path, Path], asked: str, answered: str) -> None:
-    pipe = _Pipe(roots)
+    pipe = _Pipe(roots, initialize=False)
     pipe.send(
         _request(
             1, "initialize", {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
@@ -228,3 +242,132 @@ def test_a_client_that_disconnects_mid_call_leaves_no_hang(roots: tuple[Path, Pa
     assert time.monotonic() - start < 20
     assert code == 0
     assert "Traceback" not in stderr
+
+
+MODERN_META = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+
+
+def test_a_tools_call_before_initialize_is_refused_on_the_2025_revisions(roots: tuple[Path, Path]) -> None:
+    pipe = _Pipe(roots, initialize=False)
+    call = {"name": "file-read", "arguments": {"path": "notes.txt"}}
+
+    pipe.send(_request(1, "tools/call", call))
+    refused_call = pipe.receive()
+    pipe.send(_request(2, "tools/list"))
+    refused_list = pipe.receive()
+    pipe.send(_request(3, "ping"))
+    ping = pipe.receive()
+    pipe.send(_request(4, "initialize", HANDSHAKE))
+    pipe.receive()
+    pipe.send(_request(5, "tools/call", call))
+    served = pipe.receive()
+
+    assert refused_call == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {
+            "code": -32600,
+            "message": "the server is not initialized: send initialize before tools/call, "
+            "or carry _meta['io.modelcontextprotocol/protocolVersion'] (protocol 2026-07-28)",
+        },
+    }
+    assert refused_list["error"]["code"] == -32600
+    assert ping == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert served["result"]["isError"] is False
+    assert pipe.close()[0] == 0
+
+
+def test_a_2026_request_carrying_its_envelope_is_served_without_initialize(roots: tuple[Path, Path]) -> None:
+    pipe = _Pipe(roots, initialize=False)
+
+    pipe.send(_request(1, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}, **MODERN_META}))
+    called = pipe.receive()
+    pipe.send(_request(2, "tools/list", MODERN_META))
+    listed = pipe.receive()
+
+    assert called["result"]["isError"] is False and called["result"]["resultType"] == "complete"
+    assert listed["result"]["ttlMs"] == 60_000 and len(listed["result"]["tools"]) == 5
+    assert pipe.close()[0] == 0
+
+
+def test_an_envelope_naming_a_revision_we_do_not_speak_is_refused(roots: tuple[Path, Path]) -> None:
+    pipe = _Pipe(roots, initialize=False)
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}
+
+    pipe.send(_request(1, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}, **meta}))
+
+    assert pipe.receive()["error"]["code"] == -32022
+    assert pipe.close()[0] == 0
+
+
+@pytest.mark.parametrize(
+    "raw_id", ["null", "1.5", "true", "[1]", '{"a": 1}', "1e2"], ids=["null", "float", "bool", "array", "object", "exp"]
+)
+def test_a_request_id_that_is_not_a_string_or_integer_gets_invalid_request_with_id_null(raw_id: str) -> None:
+    out = _serve_in_process([f'{{"jsonrpc": "2.0", "id": {raw_id}, "method": "ping"}}'.encode()])
+
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": "the request id must be a string or an integer"},
+        }
+    ]
+
+
+def test_integers_of_64_bits_and_more_come_back_exact(roots: tuple[Path, Path]) -> None:
+    pipe = _Pipe(roots)
+    big = 2**64
+
+    pipe.send(f'{{"jsonrpc": "2.0", "id": {big}, "method": "ping"}}'.encode())
+    assert pipe.proc.stdout is not None
+    raw = pipe.proc.stdout.readline()
+    pipe.send(
+        _request(
+            2, "tools/call", {"name": "read_file", "arguments": {"path": "builtin://read_file/SKILL.md", "limit": big}}
+        )
+    )
+    refused = pipe.receive()
+
+    assert raw == b'{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}\n'
+    assert "18446744073709551616" in refused["result"]["_meta"][ERROR_META_KEY]["message"]
+    assert "e+19" not in refused["result"]["_meta"][ERROR_META_KEY]["message"]
+    assert pipe.close()[0] == 0
+
+
+def _serve_in_process(lines: list[bytes], server: McpServer | None = None) -> list[Any]:
+    """Feed ``lines`` to ``serve_stdio`` in this process; the answers, decoded."""
+    if server is None:
+        server = McpServer(builtin_runtime(gate_secret=b"in-process"))
+    out = io.BytesIO()
+    serve_stdio(server, io.BytesIO(b"".join(line + b"\n" for line in lines)), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+class _Unwritable(McpServer):
+    """Answers ping with a value JSON cannot carry, and raises on tools/list: bugs the loop must outlive."""
+
+    def handle(self, message: Any) -> dict[str, Any] | None:
+        if isinstance(message, dict) and message.get("method") == "ping":
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {"x": {1, 2}}}
+        if isinstance(message, dict) and message.get("method") == "tools/list":
+            raise RuntimeError("boom")
+        return super().handle(message)
+
+
+def test_the_stdio_loop_outlives_an_answer_it_cannot_encode_and_a_server_that_raises() -> None:
+    server = _Unwritable(builtin_runtime(gate_secret=b"in-process"))
+
+    out = _serve_in_process(
+        [_request(1, "ping"), _request(2, "tools/list"), _request(3, "initialize", HANDSHAKE)], server
+    )
+
+    assert out[0] == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}}
+    assert out[1] == {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error"}}
+    assert out[2]["result"]["protocolVersion"] == HANDSHAKE_VERSIONS[-1]
+
+
+def test_a_lone_surrogate_in_a_method_name_is_answered_in_valid_utf8() -> None:
+    out = _serve_in_process([b'{"jsonrpc": "2.0", "id": 1, "method": "x\\udcff"}'])
+
+    assert out == [{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: x\ufffd"}}]

@@ -19,7 +19,8 @@ export type EchoErrorCode =
   | "too_loud"
   | "invalid_arguments"
   | "unknown_tool"
-  | "internal_error";
+  | "internal_error"
+  | "response_too_large";
 
 export interface EchoError {
   code: EchoErrorCode;

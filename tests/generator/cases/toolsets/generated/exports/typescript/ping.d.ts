@@ -16,7 +16,8 @@ export type PingOutput = {
 export type PingErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
-  | "internal_error";
+  | "internal_error"
+  | "response_too_large";
 
 export interface PingError {
   code: PingErrorCode;

@@ -16,7 +16,8 @@ export type TimeNowOutput = {
 export type TimeNowErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
-  | "internal_error";
+  | "internal_error"
+  | "response_too_large";
 
 export interface TimeNowError {
   code: TimeNowErrorCode;

@@ -40,7 +40,8 @@ export type SearchOrdersErrorCode =
   | "over_quota"
   | "invalid_arguments"
   | "unknown_tool"
-  | "internal_error";
+  | "internal_error"
+  | "response_too_large";
 
 export interface SearchOrdersError {
   code: SearchOrdersErrorCode;

@@ -1,0 +1,943 @@
+"""``toolproof breaking``: what changed in a project's contracts since a ref, and whom it breaks.
+
+The contracts at the ref (a git ref, a project or contracts folder, or the
+built-in contracts of ``toolproof==VERSION``) are read and modelled as the
+project's are (not checked again: they passed the checks of their day), then
+compared tool by tool, by wire name. Schemas are compared
+as JSON Schema, local ``$ref``\\ s resolved, never as YAML text; requests and
+responses are judged in opposite directions: a caller's request breaks when
+the input accepts less, a caller's reading breaks when the output may hold more.
+
+Each change is a ``Finding``: a rule of ``breaking_rules.RULES``, the level the
+project gives it, where it is in the new contract and one sentence. A contract
+with an error-level finding must move its major version (the minor, below 1.0):
+then its findings are downgraded to info, else ``VERSION_NOT_BUMPED`` is added.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
+
+from toolproof.generator.breaking_rules import RULES, BreakingError, Category, Severity
+from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.losses import Loss, pointer
+from toolproof.generator.model import Contract
+from toolproof.generator.naming import class_name
+from toolproof.generator.pytypes import TypeBuilder
+from toolproof.runtime.project import ProjectConfig
+
+__all__ = ["REPORT_FORMATS", "BreakingError", "Finding", "Where", "compare", "load_against", "report"]
+
+REPORT_FORMATS: Final = ("text", "json", "github")
+
+JsonPath = tuple[str | int, ...]
+
+_TYPE_ORDER: Final = ("string", "integer", "number", "boolean", "object", "array", "null")
+_MINIMA: Final = ("minLength", "minItems", "minProperties", "minimum", "exclusiveMinimum")
+_MAXIMA: Final = ("maxLength", "maxItems", "maxProperties", "maximum", "exclusiveMaximum")
+_UNIONS: Final = ("anyOf", "oneOf", "allOf")
+_DOCS: Final = ("title", "description", "default", "examples", "$comment")
+_HANDLED: Final = frozenset(
+    {
+        *("type", "enum", "const", "properties", "required", "additionalProperties", "items", "pattern", "format"),
+        *("$ref", "$defs", "definitions", "$schema", "$id"),
+        *_MINIMA,
+        *_MAXIMA,
+        *_UNIONS,
+        *_DOCS,
+    }
+)
+_MAX_DEPTH: Final = 64
+_MISSING: Final = object()
+_REFUSED: Final = "callers' values valid before may be refused"
+_UNEXPECTED: Final = "readers may receive values the old bound kept out"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Where:
+    """A place in a contract file: ``contracts/x.yaml:12:5``."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One change and whom it breaks, located in the new contract."""
+
+    rule: str
+    category: Category
+    level: Severity
+    where: Where
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.level.value} [{self.rule}] {self.category.value}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as JSON data."""
+        return {
+            "rule": self.rule,
+            "category": self.category.value,
+            "level": self.level.value,
+            "file": self.where.file,
+            "line": self.where.line,
+            "column": self.where.column,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """A change before it is judged: its rule, where in the new contract, and the sentence."""
+
+    rule: str
+    path: JsonPath
+    message: str
+
+
+def _show(value: Any) -> str:
+    return "none" if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _listing(values: Sequence[Any]) -> str:
+    return ", ".join(_show(v) for v in values)
+
+
+# -- JSON Schema ---------------------------------------------------------------------------------------------------
+
+
+def _schema(node: Any) -> dict[str, Any]:
+    """A schema as a mapping: ``true`` (or nothing) accepts anything, ``false`` nothing."""
+    if node is False:
+        return {"not": {}}
+    return dict(node) if isinstance(node, Mapping) else {}
+
+
+def _types(node: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The types a schema accepts, in a fixed order; None when it says nothing (any type)."""
+    kind = node.get("type")
+    if not isinstance(kind, (str, list)):
+        return None
+    kinds = {kind} if isinstance(kind, str) else {k for k in kind if isinstance(k, str)}
+    return tuple(t for t in _TYPE_ORDER if t in kinds) + tuple(sorted(kinds - set(_TYPE_ORDER)))
+
+
+def _covered(kind: str, types: tuple[str, ...] | None) -> bool:
+    return types is None or kind in types or (kind == "integer" and "number" in types)
+
+
+def _overlap(old: tuple[str, ...] | None, new: tuple[str, ...] | None) -> bool:
+    """Whether some value has a type both accept (integer is a number)."""
+    return any(_covered(t, old) for t in new or _TYPE_ORDER) or any(_covered(t, new) for t in old or _TYPE_ORDER)
+
+
+def _allows(types: tuple[str, ...] | None, kind: str) -> bool:
+    return types is None or kind in types
+
+
+def _values(node: Mapping[str, Any]) -> list[Any] | None:
+    if "const" in node:
+        return [node["const"]]
+    enum = node.get("enum")
+    return list(enum) if isinstance(enum, list) else None
+
+
+def _key(value: Any) -> str:
+    """A JSON value as text, so that ``true`` and ``1`` differ as they do in JSON."""
+    return json.dumps(value, sort_keys=True)
+
+
+def _keys(values: Sequence[Any]) -> set[str]:
+    return {_key(v) for v in values}
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _either(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+class _Schemas:
+    """One side (input or output) of a contract pair, compared node by node."""
+
+    def __init__(self, side: str, old: Contract, new: Contract, out: list[_Change]) -> None:
+        self.side = side
+        self.request = side == "input"
+        self.old_root: Mapping[str, Any] = old.input_schema if self.request else old.output_schema
+        self.new_root: Mapping[str, Any] = new.input_schema if self.request else new.output_schema
+        self.out = out
+        self.classes = (f"{old.prefix}{side.title()}", f"{new.prefix}{side.title()}")
+
+    def run(self) -> None:
+        self.node(self.old_root, self.new_root, (self.side,), "", self.classes, frozenset(), 0)
+
+    def add(self, rule: str, path: JsonPath, message: str) -> None:
+        self.out.append(_Change(rule, path, message))
+
+    def who(self, name: str) -> str:
+        return f"{self.side} field '{name}'" if name else f"the {self.side}"
+
+    def resolve(
+        self, root: Mapping[str, Any], node: Any, path: JsonPath
+    ) -> tuple[dict[str, Any], JsonPath, tuple[str, ...]]:
+        """Follow local ``$ref``\\ s; returns the schema, its path in the contract, and the refs followed."""
+        schema = _schema(node)
+        followed: tuple[str, ...] = ()
+        while isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#") and schema["$ref"] not in followed:
+            ref = schema["$ref"]
+            parts = tuple(p.replace("~1", "/").replace("~0", "~") for p in ref[1:].split("/") if p)
+            target: Any = root
+            for part in parts:
+                target = target.get(part) if isinstance(target, Mapping) else None
+            if not isinstance(target, (Mapping, bool)):
+                break
+            followed += (ref,)
+            siblings = {k: v for k, v in schema.items() if k != "$ref"}
+            schema, path = {**_schema(target), **siblings}, (self.side, *parts)
+        return schema, path, followed
+
+    def canonical(self, root: Mapping[str, Any], node: Any, stack: tuple[str, ...] = ()) -> Any:
+        """A schema with refs inlined (a recursive one kept as the ref) and the text the model reads dropped."""
+        if isinstance(node, Mapping) and node.get("$ref") in stack:
+            return {"$ref": node["$ref"]}
+        schema, _, followed = self.resolve(root, node, ())
+        stack += followed
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key in _DOCS or key in ("$defs", "definitions"):
+                continue
+            if key == "properties" and isinstance(value, Mapping):
+                out[key] = {k: self.canonical(root, v, stack) for k, v in value.items()}
+            elif key in ("items", "additionalProperties", "not") and isinstance(value, (Mapping, bool)):
+                out[key] = self.canonical(root, value, stack)
+            elif key in _UNIONS and isinstance(value, list):
+                out[key] = [self.canonical(root, v, stack) for v in value]
+            else:
+                out[key] = value
+        return out
+
+    def node(
+        self,
+        old_node: Any,
+        new_node: Any,
+        path: JsonPath,
+        name: str,
+        classes: tuple[str, str],
+        seen: frozenset[str],
+        depth: int,
+    ) -> None:
+        old, _, old_refs = self.resolve(self.old_root, old_node, path)
+        new, path, new_refs = self.resolve(self.new_root, new_node, path)
+        visit = f"{' '.join(old_refs)}|{' '.join(new_refs)}"
+        if old == new or depth > _MAX_DEPTH or ((old_refs or new_refs) and visit in seen):
+            return
+        seen = seen | {visit}
+        classes = (_ref_class(old_refs, classes[0]), _ref_class(new_refs, classes[1]))
+        self.docs(old, new, path, name)
+        if self.unions(old, new, path, name):
+            return
+        old_types, new_types = _types(old), _types(new)
+        self.types(old_types, new_types, path, name)
+        if not _overlap(old_types, new_types):
+            return  # no type in common: the type change says it all
+        self.enums(old, new, path, name)
+        self.bounds(old, new, path, name)
+        if _allows(old_types, "object") and _allows(new_types, "object"):
+            self.objects(old, new, path, name, classes, seen, depth)
+        if _allows(old_types, "array") and _allows(new_types, "array") and ("items" in old or "items" in new):
+            items = (f"{classes[0]}Item", f"{classes[1]}Item")
+            self.node(old.get("items"), new.get("items"), (*path, "items"), f"{name}[]", items, seen, depth + 1)
+        others = sorted(k for k in {*old, *new} - _HANDLED if old.get(k, _MISSING) != new.get(k, _MISSING))
+        if others:
+            keywords = f"{_either(len(others), 'keyword', 'keywords')} {_listing(others)}"
+            self.add("WIRE_KEYWORD_CHANGED", path, f"{self.who(name)} {keywords} changed; not compared in detail")
+
+    def docs(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> None:
+        who = self.who(name)
+        for key in ("title", "description"):
+            if old.get(key) != new.get(key):
+                self.add("MODEL_FIELD_DESCRIPTION_CHANGED", (*path, key), f"{who} {key} changed")
+        if old.get("default") != new.get("default"):
+            message = f"{who} default {_show(old.get('default'))} → {_show(new.get('default'))}"
+            self.add("MODEL_DEFAULT_CHANGED", (*path, "default"), message)
+        if old.get("examples") != new.get("examples"):
+            self.add("MODEL_EXAMPLES_CHANGED", (*path, "examples"), f"{who} examples changed")
+
+    def branches(self, root: Mapping[str, Any], node: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The union keyword(s) of a node ('' for none) and its branches by canonical text."""
+        kinds = [k for k in _UNIONS if isinstance(node.get(k), list)]
+        if not kinds:
+            bare = {k: v for k, v in node.items() if k not in _DOCS}
+            return "", {json.dumps(self.canonical(root, bare), sort_keys=True): bare}
+        parts = {json.dumps(self.canonical(root, b), sort_keys=True): _schema(b) for k in kinds for b in node[k]}
+        return "/".join(kinds), parts
+
+    def unions(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> bool:
+        """Compare anyOf/oneOf/allOf conservatively; True when a union makes the rest of the node moot."""
+        if not any(k in old or k in new for k in _UNIONS):
+            return False
+        old_kind, old_parts = self.branches(self.old_root, old)
+        new_kind, new_parts = self.branches(self.new_root, new)
+        if old_kind == new_kind and old_parts.keys() == new_parts.keys():
+            return False  # the same branches: the sibling keywords are compared as usual
+        kind = new_kind or old_kind
+        where = (*path, kind) if kind in new else path
+        added = [self.describe(self.new_root, v) for k, v in new_parts.items() if k not in old_parts]
+        removed = [self.describe(self.old_root, v) for k, v in old_parts.items() if k not in new_parts]
+        who, union = self.who(name), self.rule("UNION_CHANGED")
+        comparable = "allOf" not in f"{old_kind}/{new_kind}" and (not old_kind or not new_kind or old_kind == new_kind)
+        if comparable and not removed:
+            branches = f"new {kind} {_either(len(added), 'branch', 'branches')}"
+            if self.request:
+                self.add("WIRE_INPUT_TYPE_WIDENED", where, f"{who} now also accepts {', '.join(added)} ({branches})")
+            else:
+                message = f"{who} may now also be {', '.join(added)} ({branches}); readers that expect only the former "
+                self.add(union, where, message + "branches break")
+        elif comparable and not added:
+            branches = f"removed {kind} {_either(len(removed), 'branch', 'branches')}"
+            if self.request:
+                message = f"{who} no longer accepts {', '.join(removed)} ({branches}); callers that send such a value "
+                self.add(union, where, message + "are refused")
+            else:
+                self.add("WIRE_OUTPUT_TYPE_NARROWED", where, f"{who} is no longer {', '.join(removed)} ({branches})")
+        else:
+            change = f"removed: {', '.join(removed) or 'none'}; added: {', '.join(added) or 'none'}"
+            what = f"{kind} branches changed ({change})"
+            if old_kind != new_kind:
+                what = f"{old_kind or 'a plain schema'} became {new_kind or 'a plain schema'}"
+                what += f" ({change})" if added or removed else ""
+            self.add(union, where, f"{who} {what}; not compared in detail, so breaking")
+        return True
+
+    def describe(self, root: Mapping[str, Any], node: Mapping[str, Any]) -> str:
+        """A few words for a branch: its values, else its types."""
+        schema, _, _ = self.resolve(root, node, ())
+        values = _values(schema)
+        if values is not None:
+            return " or ".join(_show(v) for v in values)
+        types = _types(schema)
+        return " or ".join(types) if types else "a schema"
+
+    def rule(self, suffix: str) -> str:
+        return f"WIRE_{self.side.upper()}_{suffix}"
+
+    def types(self, old: tuple[str, ...] | None, new: tuple[str, ...] | None, path: JsonPath, name: str) -> None:
+        if old == new:
+            return
+        who, where = self.who(name), (*path, "type")
+        lost = "any type" if old is None else " or ".join(t for t in old if not _covered(t, new))
+        gained = "any type" if new is None else " or ".join(t for t in new if not _covered(t, old))
+        was = " or ".join(old) if old else "any type"
+        if self.request:
+            if new is not None and old is None:
+                message = f"{who} now accepts only {' or '.join(new)}; callers that send another type are refused"
+                self.add("WIRE_INPUT_TYPE_NARROWED", where, message)
+            elif lost:
+                message = f"{who} no longer accepts {lost}; callers that send one are refused"
+                self.add("WIRE_INPUT_TYPE_NARROWED", where, message)
+            if gained:
+                self.add("WIRE_INPUT_TYPE_WIDENED", where, f"{who} now {'' if lost else 'also '}accepts {gained}")
+            return
+        if gained:
+            message = f"{who} may now be {gained}; readers that expect only {was} break"
+            self.add("WIRE_OUTPUT_TYPE_WIDENED", where, message)
+        if new is not None and old is None:
+            self.add("WIRE_OUTPUT_TYPE_NARROWED", where, f"{who} is now always {' or '.join(new)}")
+        elif lost:
+            self.add("WIRE_OUTPUT_TYPE_NARROWED", where, f"{who} is no longer {lost}")
+
+    def enums(self, old_node: Mapping[str, Any], new_node: Mapping[str, Any], path: JsonPath, name: str) -> None:
+        old, new = _values(old_node), _values(new_node)
+        if (old is None) == (new is None) and _keys(old or []) == _keys(new or []):
+            return
+        who = self.who(name)
+        where = (*path, "const" if "const" in new_node else "enum")
+        old_keys, new_keys = _keys(old or []), _keys(new or [])
+        removed = [] if old is None or new is None else [v for v in old if _key(v) not in new_keys]
+        added = [] if old is None or new is None else [v for v in new if _key(v) not in old_keys]
+        narrowed, widened = self.rule("ENUM_NARROWED"), self.rule("ENUM_WIDENED")
+        if self.request:
+            if new is not None and old is None:
+                message = f"{who} now accepts only {_listing(new)}; callers that send another value are refused"
+                self.add(narrowed, where, message)
+            if removed:
+                message = f"{who} no longer accepts {_listing(removed)}; callers that send such a value are refused"
+                self.add(narrowed, where, message)
+            if old is not None and new is None:
+                self.add(widened, where, f"{who} now accepts any value (its enum was removed)")
+            if added:
+                self.add(widened, where, f"{who} now also accepts {_listing(added)}")
+            return
+        exhaustive = "readers that handle every value exhaustively break"
+        if old is not None and new is None:
+            self.add(widened, where, f"{who} may now be any value (its enum was removed); {exhaustive}")
+        if added:
+            self.add(widened, where, f"{who} may now be {_listing(added)}; {exhaustive}")
+        if new is not None and old is None:
+            self.add(narrowed, where, f"{who} is now only {_listing(new)}")
+        if removed:
+            self.add(narrowed, where, f"{who} is no longer {_listing(removed)}")
+
+    def bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> None:
+        who = self.who(name)
+        for key in (*_MINIMA, *_MAXIMA):
+            before, after = _number(old.get(key)), _number(new.get(key))
+            if before == after:
+                continue
+            if key in _MINIMA:
+                stricter = after is not None and (before is None or after > before)
+            else:
+                stricter = after is not None and (before is None or after < before)
+            self.bound(stricter, (*path, key), f"{who} {key} {_show(before)} → {_show(after)}")
+        before, after = old.get("pattern"), new.get("pattern")
+        if before != after:
+            where, message = (*path, "pattern"), f"{who} pattern {_show(before)} → {_show(after)}"
+            if self.request and after is None:
+                self.add("WIRE_INPUT_CONSTRAINT_LOOSENED", where, message)
+            elif self.request:
+                self.add("WIRE_INPUT_PATTERN_CHANGED", where, f"{message}; {_REFUSED}")
+            elif before is None:
+                self.add("WIRE_OUTPUT_CONSTRAINT_TIGHTENED", where, message)
+            else:
+                self.add("WIRE_OUTPUT_PATTERN_CHANGED", where, f"{message}; readers that rely on the old pattern break")
+        before, after = old.get("format"), new.get("format")
+        if before != after:
+            message = f"{who} format {_show(before)} → {_show(after)}; providers and readers that check formats differ"
+            self.add("WIRE_FORMAT_CHANGED", (*path, "format"), message)
+
+    def bound(self, stricter: bool, where: JsonPath, message: str) -> None:
+        if self.request and stricter:
+            self.add(self.rule("CONSTRAINT_TIGHTENED"), where, f"{message}; {_REFUSED}")
+        elif self.request:
+            self.add(self.rule("CONSTRAINT_LOOSENED"), where, message)
+        elif stricter:
+            self.add(self.rule("CONSTRAINT_TIGHTENED"), where, message)
+        else:
+            self.add(self.rule("CONSTRAINT_LOOSENED"), where, f"{message}; {_UNEXPECTED}")
+
+    def objects(
+        self,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        path: JsonPath,
+        name: str,
+        classes: tuple[str, str],
+        seen: frozenset[str],
+        depth: int,
+    ) -> None:
+        old_props, new_props = _mapping(old.get("properties")), _mapping(new.get("properties"))
+        old_required, new_required = list(old.get("required", ())), list(new.get("required", ()))
+        closed = new.get("additionalProperties") is False
+        for key in old_props:
+            if key in new_props:
+                continue
+            field, where = self.who(_join(name, key)), (*path, "properties")
+            if not self.request:
+                self.add("WIRE_OUTPUT_FIELD_REMOVED", where, f"{field} was removed; readers that use it break")
+            elif closed:
+                message = f"{field} was removed from a closed object; callers that still send it are refused"
+                self.add("WIRE_INPUT_FIELD_REMOVED", where, message)
+            else:
+                message = f"{field} was removed; extra keys are still taken, so callers that send it are not refused"
+                message += ", but nothing declares it any more"
+                self.add("WIRE_INPUT_FIELD_IGNORED", where, message)
+        for key in new_props:
+            field, where = self.who(_join(name, key)), (*path, "properties", key)
+            if key not in old_props:
+                if not self.request:
+                    self.add("WIRE_OUTPUT_FIELD_ADDED", where, f"{field} was added")
+                elif key in new_required:
+                    message = f"required {field} was added; callers that do not send it are refused"
+                    self.add("WIRE_INPUT_REQUIRED_ADDED", where, message)
+                else:
+                    self.add("WIRE_INPUT_FIELD_ADDED", where, f"optional {field} was added")
+                continue
+            if key in new_required and key not in old_required:
+                at = (*path, "required", new_required.index(key))
+                if self.request:
+                    message = f"{field} is now required; callers that leave it out are refused"
+                    self.add("WIRE_INPUT_FIELD_REQUIRED", at, message)
+                else:
+                    self.add("WIRE_OUTPUT_FIELD_REQUIRED", at, f"{field} is now always present")
+            elif key in old_required and key not in new_required:
+                if self.request:
+                    self.add("WIRE_INPUT_FIELD_OPTIONAL", where, f"{field} is now optional")
+                else:
+                    message = f"{field} is now optional; readers that expect it always break"
+                    self.add("WIRE_OUTPUT_FIELD_OPTIONAL", where, message)
+            inner = (class_name(classes[0], key), class_name(classes[1], key))
+            self.code(old_props[key], new_props[key], where, _join(name, key), inner)
+            self.node(old_props[key], new_props[key], where, _join(name, key), inner, seen, depth + 1)
+        self.extra(old, new, path, name, classes, seen, depth)
+
+    def extra(
+        self,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        path: JsonPath,
+        name: str,
+        classes: tuple[str, str],
+        seen: frozenset[str],
+        depth: int,
+    ) -> None:
+        """additionalProperties: closed (false), open (absent or true) or a schema for the values of a map."""
+        before, after = old.get("additionalProperties", True), new.get("additionalProperties", True)
+        if (before is False) == (after is False):
+            if before != after:
+                values = (f"{classes[0]}Value", f"{classes[1]}Value")
+                where = (*path, "additionalProperties")
+                self.node(before, after, where, _join(name, "*"), values, seen, depth + 1)
+            return
+        who, where = self.who(name), (*path, "additionalProperties")
+        if self.request and after is False:
+            message = f"{who} no longer takes extra keys; callers that send them are refused"
+            self.add("WIRE_INPUT_CLOSED", where, message)
+        elif self.request:
+            self.add("WIRE_INPUT_OPENED", where, f"{who} now takes extra keys")
+        elif after is False:
+            self.add("WIRE_OUTPUT_CLOSED", where, f"{who} no longer carries extra keys")
+        else:
+            message = f"{who} may now carry extra keys; readers that refuse unknown keys break"
+            self.add("WIRE_OUTPUT_OPENED", where, message)
+
+    def code(self, old: Any, new: Any, where: JsonPath, name: str, classes: tuple[str, str]) -> None:
+        """The Python annotation a generated TypedDict gives this field, before and after."""
+        before = TypeBuilder(self.old_root).annotation(old, classes[0])
+        after = TypeBuilder(self.new_root).annotation(new, classes[1])
+        if before != after:
+            message = f"the generated annotation of {self.who(name)} changes: {before} → {after}"
+            self.add("CODE_FIELD_TYPE_CHANGED", where, message)
+
+
+def _ref_class(refs: tuple[str, ...], current: str) -> str:
+    """The class a generated TypedDict takes for a node: a ``$defs`` entry's own name, as ``pytypes`` names it."""
+    prefix = "#/$defs/"
+    return class_name(refs[-1][len(prefix) :]) if refs and refs[-1].startswith(prefix) else current
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _join(name: str, key: str) -> str:
+    return f"{name}.{key}" if name else key
+
+
+def _classes(side: str, contract: Contract) -> list[str]:
+    schema = contract.input_schema if side == "input" else contract.output_schema
+    types = TypeBuilder(schema)
+    types.annotation(schema, f"{contract.prefix}{side.title()}")
+    return [d.name for d in types.defs]
+
+
+# -- the contract as a whole --------------------------------------------------------------------------------------
+
+
+def _tool(old: Contract, new: Contract, out: list[_Change]) -> None:
+    if old.title != new.title:
+        message = f"the tool title {_show(old.title)} → {_show(new.title)}"
+        out.append(_Change("MODEL_TITLE_CHANGED", ("title",), message))
+    if old.description != new.description:
+        message = "the tool description changed; the model reads it to decide when and how to call the tool"
+        out.append(_Change("MODEL_DESCRIPTION_CHANGED", ("description",), message))
+    for key in sorted({*old.render, *new.render}):
+        if old.render.get(key) != new.render.get(key):
+            message = f"render.{key} changed; the text the model reads differs"
+            out.append(_Change("MODEL_RENDER_CHANGED", ("render", key), message))
+    for key in sorted({*old.annotations, *new.annotations}):
+        before, after = old.annotations.get(key), new.annotations.get(key)
+        if before == after:
+            continue
+        flag = f"annotation {key} {_show(before)} → {_show(after)}"
+        if key == "read_only" and before is True:
+            message = f"{flag}; hosts that auto-approve read-only tools would run it unasked"
+            out.append(_Change("EXPORT_ANNOTATION_UNSAFE", ("annotations", key), message))
+        elif key == "destructive" and after is True:
+            message = f"{flag}; hosts that auto-approve non-destructive tools would run it unasked"
+            out.append(_Change("EXPORT_ANNOTATION_UNSAFE", ("annotations", key), message))
+        else:
+            message = f"{flag}; hosts that decide approval or retries by it act differently"
+            out.append(_Change("EXPORT_ANNOTATION_CHANGED", ("annotations", key), message))
+    for name in old.toolsets:
+        if name not in new.toolsets:
+            message = f"the tool left tool set '{name}'; hosts that serve that set no longer offer it"
+            out.append(_Change("EXPORT_TOOLSET_LEFT", ("toolsets",), message))
+    for index, name in enumerate(new.toolsets):
+        if name not in old.toolsets:
+            out.append(_Change("EXPORT_TOOLSET_JOINED", ("toolsets", index), f"the tool joined tool set '{name}'"))
+    for index, name in enumerate(new.needs):
+        if name not in old.needs:
+            message = f"the tool now needs resource '{name}'; hosts without it no longer list the tool"
+            out.append(_Change("EXPORT_NEED_ADDED", ("needs", index), message))
+
+
+def _errors(old: Contract, new: Contract, out: list[_Change]) -> None:
+    before = {e.code: e for e in old.errors}
+    after = {e.code: e for e in new.errors}
+    for code in before:
+        if code not in after:
+            message = f"error code '{code}' was removed; callers that branch on it and handlers that raise it break"
+            out.append(_Change("ERRORS_CODE_REMOVED", ("errors",), message))
+    for code, error in after.items():
+        where = ("errors", code)
+        if code not in before:
+            message = f"error code '{code}' was added; callers that handle every code exhaustively miss it"
+            out.append(_Change("ERRORS_CODE_ADDED", where, message))
+            continue
+        was = before[code]
+        old_params = {p.name: p.annotation for p in was.params}
+        new_params = {p.name: p.annotation for p in error.params}
+        for param in old_params:
+            if param not in new_params:
+                message = f"error '{code}' no longer names {{{param}}}; handlers that pass {param}= to its factory fail"
+                out.append(_Change("ERRORS_PARAM_REMOVED", (*where, "message"), message))
+        for param, annotation in new_params.items():
+            if param not in old_params:
+                message = (
+                    f"the factory {error.function}() now takes {param}: {annotation}; "
+                    f"handlers that call it without {param}= fail"
+                )
+                out.append(_Change("CODE_FACTORY_PARAM_ADDED", (*where, "message"), message))
+            elif old_params[param] != annotation:
+                message = f"error '{code}' parameter {param} changes type: {old_params[param]} → {annotation}"
+                out.append(_Change("ERRORS_PARAM_CHANGED", (*where, "params", param), message))
+        if was.message != error.message:
+            message = f"error '{code}' message changed; the model reads the new text"
+            out.append(_Change("MODEL_ERROR_TEXT_CHANGED", (*where, "message"), message))
+        if was.hint != error.hint:
+            message = f"error '{code}' hint changed; the model reads the new text"
+            out.append(_Change("MODEL_ERROR_HINT_CHANGED", (*where, "hint"), message))
+        if was.status != error.status:
+            message = f"error '{code}' HTTP status {was.status} → {error.status}; REST callers see another status"
+            out.append(_Change("ERRORS_STATUS_CHANGED", (*where, "status"), message))
+
+
+def _contract(old: Contract, new: Contract) -> list[_Change]:
+    out: list[_Change] = []
+    _tool(old, new, out)
+    for side in ("input", "output"):
+        _Schemas(side, old, new, out).run()
+        kept = set(_classes(side, new))
+        for name in _classes(side, old):
+            if name not in kept:
+                message = f"class {name} is no longer generated in {new.module}.py; code that imports it breaks"
+                out.append(_Change("CODE_CLASS_REMOVED", (side,), message))
+    _errors(old, new, out)
+    return out
+
+
+# -- what providers receive ---------------------------------------------------------------------------------------
+
+
+def _entries(fmt: str, data: Any) -> dict[str, Mapping[str, Any]]:
+    """Each tool's definition in one format's export, by wire name."""
+    if fmt == "openai":
+        return {t["function"]["name"]: t["function"] for t in data}
+    if fmt in ("openai-responses", "anthropic"):
+        return {t["name"]: t for t in data}
+    if fmt == "mcp":
+        return {t["name"]: t for t in data["tools"]}
+    return {t["name"]: t for t in data["functionDeclarations"]}
+
+
+def _loss_key(loss: Loss) -> tuple[Any, ...]:
+    return (loss.format, loss.tool, loss.schema, loss.path, loss.keyword, loss.action)
+
+
+def _exports(
+    old: Sequence[Contract], new: Sequence[Contract], enums: Mapping[str, list[str]]
+) -> dict[str, list[_Change]]:
+    """Changes in what each provider receives, by tool: strictness, new losses and shown examples.
+
+    Both sides are exported as whole tool sets, as a request carries them (Anthropic's strict budget is per request).
+    """
+    out: dict[str, list[_Change]] = {}
+    lost: dict[tuple[str, str], list[str]] = {}
+    added: dict[tuple[str, str, JsonPath, str, str, str], list[str]] = {}
+    for fmt in DEFINITION_FORMATS:
+        before, after = export_definitions(fmt, old, enums), export_definitions(fmt, new, enums)
+        old_tools, new_tools = _entries(fmt, before.data), _entries(fmt, after.data)
+        known = {_loss_key(loss) for loss in before.losses}
+        for loss in after.losses:
+            if loss.tool not in old_tools or _loss_key(loss) in known:
+                continue
+            if loss.keyword == "strict":
+                lost.setdefault((loss.tool, loss.detail), []).append(fmt)
+            else:
+                key = (loss.tool, loss.schema, loss.path, loss.keyword, loss.action, loss.detail)
+                added.setdefault(key, []).append(fmt)
+        if fmt == "anthropic":
+            for name, entry in new_tools.items():
+                if name in old_tools and old_tools[name].get("input_examples") != entry.get("input_examples"):
+                    message = "the input examples the model is shown changed (Anthropic input_examples)"
+                    out.setdefault(name, []).append(_Change("MODEL_EXAMPLES_CHANGED", ("examples",), message))
+    for (tool, detail), formats in lost.items():
+        message = f"{', '.join(formats)}: no longer exported strict ({detail})"
+        out.setdefault(tool, []).append(_Change("EXPORT_STRICT_LOST", ("input",), message))
+    for (tool, schema, path, keyword, action, detail), formats in added.items():
+        message = f"{', '.join(formats)}: new loss at {schema}{pointer(path)} {keyword}: {action} ({detail})"
+        out.setdefault(tool, []).append(_Change("EXPORT_LOSS_ADDED", (schema, *path), message))
+    return out
+
+
+# -- judging ------------------------------------------------------------------------------------------------------
+
+
+def _compat(version: str) -> tuple[tuple[int, ...], str, str] | None:
+    """(the version as numbers, the part that must move for a breaking change, the next such version)."""
+    match = re.match(r"^(\d+)\.(\d+)\.(\d+)", version)
+    if match is None:
+        return None
+    major, minor, patch = (int(g) for g in match.groups())
+    if major:
+        return (major, minor, patch), f"{major}.x", f"{major + 1}.0.0"
+    if minor:
+        return (major, minor, patch), f"0.{minor}.x", f"0.{minor + 1}.0"
+    return (major, minor, patch), f"0.0.{patch}", f"0.0.{patch + 1}"
+
+
+def _level(rule: str, levels: Mapping[str, Severity]) -> Severity:
+    return levels.get(rule, RULES[rule].level)
+
+
+def _finding(rule: str, where: Where, message: str, levels: Mapping[str, Severity]) -> Finding:
+    return Finding(rule, RULES[rule].category, _level(rule, levels), where, message)
+
+
+def _allowed(finding: Finding, bump: str) -> Finding:
+    return dataclasses.replace(finding, level=Severity.INFO, message=f"{finding.message} (allowed by {bump})")
+
+
+def _judge(old: Contract, new: Contract, changes: list[_Change], levels: Mapping[str, Severity]) -> list[Finding]:
+    """The findings of one contract, with its version judged against its breaking changes."""
+    findings = [
+        _finding(c.rule, Where(new.source, *new.where(c.path)), c.message, levels)
+        for c in changes
+        if _level(c.rule, levels) is not Severity.OFF
+    ]
+    breaking = sum(1 for f in findings if f.level is Severity.ERROR)
+    if not breaking:
+        return findings
+    before, after = _compat(old.version), _compat(new.version)
+    if before is not None and after is not None and after[0] > before[0] and after[1] != before[1]:
+        bump = f"major version bump {before[1]} → {new.version}"
+        return [_allowed(f, bump) if f.level is Severity.ERROR else f for f in findings]
+    if _level("VERSION_NOT_BUMPED", levels) is not Severity.OFF:
+        advice = f"; make it {before[2]} or later" if before else ""
+        message = (
+            f"{breaking} breaking change(s) but version {old.version} → {new.version} "
+            f"is not a major version bump{advice}"
+        )
+        findings.append(_finding("VERSION_NOT_BUMPED", Where(new.source, *new.where(("version",))), message, levels))
+    return findings
+
+
+def compare(
+    old: Sequence[Contract],
+    new: Sequence[Contract],
+    levels: Mapping[str, Severity],
+    *,
+    enums: Mapping[str, list[str]],
+    folder: str,
+) -> list[Finding]:
+    """Every change from ``old`` to ``new`` (matched by wire name), judged, most relevant place first.
+
+    Args:
+        old: the contracts at the ref.
+        new: the project's contracts.
+        levels: each rule's level (``breaking_rules.load_severities``).
+        enums: values of the dynamic-enum sources, for the exported definitions.
+        folder: the project's contracts folder as messages name it, for removed tools' files.
+    """
+    before, kept = {c.name: c for c in old}, {c.name for c in new}
+    exports = _exports(old, new, enums)
+    findings: list[Finding] = []
+    for c in (c for c in old if c.name not in kept):
+        where = Where(f"{folder}/{PurePosixPath(c.source).name}", 1, 1)
+        message = f"tool '{c.name}' was removed or renamed; callers that call it by name fail"
+        findings.append(_finding("WIRE_TOOL_REMOVED", where, message, levels))
+    for c in new:
+        if c.name not in before:
+            where = Where(c.source, *c.where(("name",)))
+            findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' was added", levels))
+            continue
+        changes = _contract(before[c.name], c) + exports.get(c.name, [])
+        findings.extend(_judge(before[c.name], c, changes, levels))
+    shown = [f for f in findings if f.level is not Severity.OFF]
+    return sorted(shown, key=lambda f: (f.where, f.rule, f.message))
+
+
+# -- the ref ------------------------------------------------------------------------------------------------------
+
+
+def _git(args: Sequence[str], cwd: Path) -> bytes | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BreakingError(f"git cannot be run ({exc})") from None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _load(config: ProjectConfig, ref: str) -> list[Contract]:
+    """The contracts at the ref, read and modelled but not checked.
+
+    They passed the checks of their day; today's checks may be stricter, and
+    the comparison needs only what they say.
+    """
+    from toolproof.generator.model import build_contract
+    from toolproof.generator.source import load_source
+
+    folder = config.contracts
+    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if folder.is_dir() else []
+    if not paths:
+        raise BreakingError(f"{ref}: no contracts in {folder}")
+    contracts: list[Contract] = []
+    for path in paths:
+        display = config.relative(path)
+        source, problems = load_source(path, display)
+        if source is None:
+            raise BreakingError(f"the contracts at {ref} do not load: {problems[0]}")
+        data = source.data
+        if not isinstance(data, Mapping) or not all(isinstance(data.get(k), Mapping) for k in ("input", "output")):
+            raise BreakingError(f"the contracts at {ref} do not load: {display} is not a contract")
+        try:
+            contracts.append(build_contract(source, config.handlers))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise BreakingError(f"the contracts at {ref} do not load: {display} is not a contract ({exc})") from None
+    return contracts
+
+
+def _from_folder(ref: str, folder: Path, config: ProjectConfig) -> list[Contract]:
+    from toolproof.generator.project import config_for
+    from toolproof.runtime.project import ProjectError
+
+    folder = folder.resolve()
+    try:
+        found = config_for(folder)
+    except ProjectError as exc:
+        raise BreakingError(str(exc)) from None
+    if found.config_file is None and not found.contracts.is_dir():
+        if not (any(folder.glob("*.yaml")) or any(folder.glob("*.yml"))):
+            raise BreakingError(f"{ref}: no contracts there (not a project, no contracts/ folder, no *.yaml)")
+        found = dataclasses.replace(config, root=folder.parent, contracts=folder)
+    return _load(found, ref)
+
+
+def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
+    top = _git(["rev-parse", "--show-toplevel"], config.root)
+    if top is None:
+        raise BreakingError(f"{ref}: not a folder, and {config.root} is not in a git repository")
+    commit = None
+    if not ref.startswith("-"):  # never an option to git
+        commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], config.root)
+    if commit is None:
+        raise BreakingError(f"unknown git ref '{ref}' (and no folder of that name)")
+    sha, root = commit.decode("ascii").strip(), Path(top.decode("utf-8").strip()).resolve()
+    try:
+        inside = config.contracts.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise BreakingError(f"the contracts folder {config.contracts} is outside the git repository") from None
+    tree = sha if inside == "." else f"{sha}:{inside}"
+    listing = _git(["ls-tree", "-z", tree], root) or b""  # from the top: in a subfolder ls-tree lists only that
+    blobs = []
+    for entry in listing.decode("utf-8").split("\0"):
+        meta, _, name = entry.partition("\t")
+        if meta.split(" ")[1:2] == ["blob"] and name.endswith((".yaml", ".yml")):
+            blobs.append((name, meta.split(" ")[2]))
+    if not blobs:
+        raise BreakingError(f"{ref}: no contracts in {inside}/")
+    try:
+        local = config.contracts.relative_to(config.root)
+    except ValueError:
+        local = Path(config.contracts.name)
+    with tempfile.TemporaryDirectory(prefix="toolproof-breaking-") as tmp:
+        folder = Path(tmp) / local
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, blob in blobs:
+            (folder / name).write_bytes(_git(["cat-file", "blob", blob], root) or b"")
+        return _load(dataclasses.replace(config, root=Path(tmp), contracts=folder), ref)
+
+
+def load_against(ref: str, config: ProjectConfig) -> list[Contract]:
+    """The contracts to compare the project with, checked.
+
+    Args:
+        ref: a folder (a project, or a folder of contracts), ``toolproof==VERSION`` (the
+            built-in contracts of the installed toolproof, which must be that version),
+            or a git ref of the repository holding the project (its contracts folder there).
+        config: the project's settings.
+
+    Raises:
+        BreakingError: the ref names nothing with contracts, or its contracts do not load.
+    """
+    if ref.startswith("toolproof=="):
+        from toolproof import __version__
+        from toolproof.runtime.project import builtin_project
+
+        version = ref.removeprefix("toolproof==")
+        if version != __version__:
+            raise BreakingError(f"{ref}: the installed toolproof is {__version__}; install {version} or pass a folder")
+        return _load(builtin_project(), ref)
+    folder = Path(ref)
+    if folder.is_dir():
+        return _from_folder(ref, folder, config)
+    return _from_git(ref, config)
+
+
+# -- the report ---------------------------------------------------------------------------------------------------
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def _github(finding: Finding) -> str:
+    command = {"error": "error", "warning": "warning"}.get(finding.level.value, "notice")
+    where = finding.where
+    props = f"file={_escape(where.file, prop=True)},line={where.line},col={where.column},title={finding.rule}"
+    return f"::{command} {props}::{_escape(f'{finding.category.value}: {finding.message}')}"
+
+
+def report(
+    findings: Sequence[Finding], fmt: str, *, against: str, contracts: int, fail_on: Severity
+) -> tuple[str, bool]:
+    """The report in ``fmt`` (text, json or github), and whether a finding is at or above ``fail_on``."""
+    failed = any(f.level.rank >= fail_on.rank for f in findings)
+    counts = Counter(f.level for f in findings)
+    if failed:
+        summary = (
+            f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s) "
+            f"in {contracts} contract(s) against {against}"
+        )
+    else:
+        summary = f"no breaking changes in {contracts} contract(s) against {against}"
+    if fmt == "json":
+        data = {
+            "against": against,
+            "contracts": contracts,
+            "fail_on": fail_on.value,
+            "failed": failed,
+            "findings": [f.to_dict() for f in findings],
+            "summary": summary,
+        }
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n", failed
+    if fmt == "github":
+        return "".join(f"{_github(f)}\n" for f in findings) + summary + "\n", failed
+    return "".join(f"{f}\n" for f in findings) + summary + "\n", failed

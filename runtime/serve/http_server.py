@@ -1,0 +1,247 @@
+"""Run the HTTP app under uvicorn, with the limits a host that callers cannot stop needs.
+
+uvicorn closes idle keep-alive connections, but it never times out a request
+whose head arrives a byte at a time, and its ``limit_concurrency`` answers 503
+only to requests whose head is complete: half-sent requests pile up until the
+process runs out of descriptors, and then no one is served. Its h11 protocol,
+extended here, adds what is missing:
+
+- a **head timeout**: a request head that has not arrived ``head_timeout``
+  seconds after the connection opened (or after the previous response) gets
+  408 and the connection closes; heads over 16 KiB are refused by h11;
+- a **connection limit**: a connection beyond ``max_connections`` takes the
+  place of the one that has waited longest for its request (idle, or with a
+  head or body half-sent), which is answered 503 and closed; when every
+  connection has a whole request in hand, the new one is answered 503 with
+  ``Retry-After`` and closed. Half-sent requests thus cannot keep out a client
+  that sends its request whole, and descriptors remain for the files the calls
+  open;
+- a **send timeout**: a client that stops reading a response for
+  ``send_timeout`` seconds is dropped, so it cannot hold the response's memory.
+
+The body timeout and the bounds on calls and bytes in flight are the app's
+(``toolproof.runtime.serve.http``). The protocol leans on attributes of
+uvicorn's ``H11Protocol`` and its request cycle (``cycle``, ``connections``,
+``more_body``, ``response_started``); ``tests/runtime/test_http_limits.py``
+drives a live server through each of these limits. At start, the descriptor limit is raised to
+the hard limit, and ``max_connections`` lowered to what remains once the tool
+calls have the descriptors they may need.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from dataclasses import replace
+from typing import Any, ClassVar, Final
+
+import orjson
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from toolproof.runtime.files.access import MAX_OPEN_DIRS
+from toolproof.runtime.serve.http import HttpApp, HttpLimits
+
+__all__ = ["BACKLOG", "MAX_HEAD_BYTES", "affordable_connections", "raise_descriptor_limit", "serve"]
+
+_log = logging.getLogger("toolproof.http")
+
+MAX_HEAD_BYTES: Final = 16 * 1024
+"""The longest request head (request line and headers); a longer one gets 400 from h11."""
+_SPARE_DESCRIPTORS: Final = 64
+"""Descriptors kept for the process itself: the listening socket, the event loop, logs, imports."""
+_MAX_LINGERING: Final = 64
+_LINGER_SECONDS: Final = 1.0
+BACKLOG: Final = 128
+"""Connections the kernel queues before they are accepted, and so the most one burst of accepts opens at once."""
+
+
+def _response(status: str, payload: dict[str, str], *extra: str) -> bytes:
+    """A whole HTTP/1.1 response that closes the connection, written before h11 has seen a request."""
+    body = orjson.dumps(payload)
+    head = [f"HTTP/1.1 {status}", "content-type: application/json", f"content-length: {len(body)}", *extra]
+    return "\r\n".join([*head, "connection: close", "", ""]).encode("latin-1") + body
+
+
+_BUSY: Final = _response(
+    "503 Service Unavailable",
+    {"code": "server_busy", "message": "the server has too many connections; retry shortly"},
+    "retry-after: 1",
+)
+
+
+class _GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a head timeout, a connection limit and a send timeout."""
+
+    limits: ClassVar[HttpLimits] = HttpLimits()
+    waiting: ClassVar[dict[_GuardedH11, None]] = {}
+    """The server's connections waiting for a request head or body, longest-waiting first (one per server)."""
+    refusing: ClassVar[set[_GuardedH11]] = set()
+    """Refused connections still open until the client reads the 503 (one set per server)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._refused = False
+        self._linger: asyncio.TimerHandle | None = None
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_cycle: object = None
+        """The request cycle that was current when the head timer started; a new one means a head arrived."""
+        self._head_begun = False
+        """Whether part of the awaited head has arrived (else the connection is idle, and closes without a word)."""
+        self._stall_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if len(self.connections) >= self.limits.max_connections and not self._evict_one():
+            self._refuse(transport)  # type: ignore[arg-type]
+            return
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._start_head_timer()
+
+    def _refuse(self, transport: asyncio.Transport) -> None:
+        """Answer 503 and close once the client has read it.
+
+        Closing a socket with unread data resets it, and the client loses the answer: so what the client
+        sends is read and dropped until it closes (uvicorn's protocol closes on end of file), for at most a
+        second, unless too many refused connections linger already.
+        """
+        self._refused = True
+        self.transport = transport
+        transport.write(_BUSY)
+        if len(self.refusing) >= _MAX_LINGERING or not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()
+        self.refusing.add(self)
+        self._linger = self.loop.call_later(_LINGER_SECONDS, transport.abort)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._refused:
+            if self._linger is not None:
+                self._linger.cancel()
+            self.refusing.discard(self)
+            return
+        self._stop_head_timer()
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        super().data_received(data)
+        if self._head_timer is not None:
+            if self.cycle is not self._head_cycle:  # a request head arrived
+                self._head_timer.cancel()
+                self._head_timer = None
+            else:
+                self._head_begun = True
+        if self._head_timer is None and not self._body_due():
+            self.waiting.pop(self, None)  # the request is in hand (else it stays, as old as its head)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self._start_head_timer()  # waiting for the next request's head
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(self.limits.send_timeout, self._stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+
+    def _start_head_timer(self) -> None:
+        self._stop_head_timer()
+        self._head_cycle = self.cycle
+        self._head_begun = False
+        self._head_timer = self.loop.call_later(self.limits.head_timeout, self._head_timed_out)
+        self.waiting[self] = None
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        self.waiting.pop(self, None)
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        message = f"the request head did not arrive within {self.limits.head_timeout:g} seconds"
+        self._close_waiting(_response("408 Request Timeout", {"code": "request_timeout", "message": message}))
+
+    def _body_due(self) -> bool:
+        """Whether the app waits for more of the request body, having answered nothing yet."""
+        cycle = self.cycle
+        return cycle is not None and cycle.more_body and not cycle.response_started
+
+    def _close_waiting(self, response: bytes) -> None:
+        """Close a connection that has no whole request in hand, answering it if part of one came."""
+        begun = self._head_begun or self._body_due()
+        self._stop_head_timer()
+        if not self.transport.is_closing():
+            if begun:
+                self.transport.write(response)
+            self.transport.close()
+
+    def _evict_one(self) -> bool:
+        """Close the connection that has waited longest for its request; False when none is waiting."""
+        while self.waiting:
+            victim = next(iter(self.waiting))
+            if victim._head_timer is not None or victim._body_due():
+                victim._close_waiting(_BUSY)
+                return True
+            del self.waiting[victim]  # its request came whole, or is being answered, since
+        return False
+
+    def _stalled(self) -> None:
+        self._stall_timer = None
+        _log.debug("dropped a client that read nothing for %g seconds", self.limits.send_timeout)
+        self.transport.abort()
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft limit on open descriptors to its hard limit; return the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            _log.warning("could not raise the limit on open files from %d to %d", soft, wanted)
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def affordable_connections(limits: HttpLimits, descriptors: int) -> int:
+    """The connections ``descriptors`` can hold, once a burst of accepts and every tool call have theirs."""
+    per_call = MAX_OPEN_DIRS + 3  # the walk's directories, its root, the file, the skill folder
+    # A burst of accepts opens up to BACKLOG sockets before any is admitted, and as many connections they
+    # replaced close only on the next turn of the loop; refused ones may linger.
+    spare = _SPARE_DESCRIPTORS + 2 * BACKLOG + _MAX_LINGERING + limits.max_calls * per_call
+    return max(1, min(limits.max_connections, descriptors - spare))
+
+
+def serve(app: HttpApp, *, host: str, port: int) -> None:
+    """Serve ``app`` on ``host:port`` until interrupted, within ``app.limits``."""
+    import uvicorn
+
+    limits = app.limits
+    connections = affordable_connections(limits, raise_descriptor_limit())
+    if connections < limits.max_connections:
+        _log.warning("serving at most %d connections: the limit on open files allows no more", connections)
+        limits = replace(limits, max_connections=connections)
+    protocol = type("GuardedH11", (_GuardedH11,), {"limits": limits, "waiting": {}, "refusing": set()})
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        http=protocol,
+        timeout_keep_alive=limits.keep_alive_timeout,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        backlog=BACKLOG,
+        log_level="warning",
+        access_log=False,
+    )

@@ -1,0 +1,429 @@
+"""The HTTP host under abuse: half-sent requests, too many connections, slow readers, large responses.
+
+Live tests start ``toolproof serve http`` as a subprocess on a free port of
+127.0.0.1, with timeouts of about a second so they end quickly; every socket has
+a timeout, so a hang fails the test instead of stopping it. Time bounds here
+only tell a hang from an answer; nothing is timed for speed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolproof.runtime.serve import http as http_module
+from toolproof.runtime.serve.http import HttpApp, HttpLimits, _Budget, _json_pieces
+from toolproof.runtime.serve.http_server import BACKLOG, MAX_HEAD_BYTES, affordable_connections
+from toolproof.runtime.toolbox import builtin_runtime
+
+HANG: float = 20.0
+"""Seconds after which anything still waiting is a hang."""
+
+
+# --- a live server ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A skills folder with a small file and large ones."""
+    base = tmp_path_factory.mktemp("http-limits")
+    skill = base / "skills" / "big"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.MD").write_text("---\nname: big\ndescription: Large files.\n---\n# Big\n", encoding="utf-8")
+    (skill / "small.txt").write_text("hello\n", encoding="utf-8")
+    (skill / "six.txt").write_bytes(b"abcdefg\n" * (6 * 1024 * 1024 // 8))
+    (skill / "seven.txt").write_bytes(b"abcdefg\n" * (7 * 1024 * 1024 // 8))
+    return base / "skills"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _server(skills: Path, tmp_path: Path, *options: str) -> Iterator[int]:
+    """``toolproof serve http`` on a free loopback port, stopped afterwards; yields the port."""
+    port = _free_port()
+    log = (tmp_path / f"server-{port}.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolproof", "serve", "http", "--port", str(port), "--skills", str(skills), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + HANG
+        while True:
+            assert proc.poll() is None, (tmp_path / f"server-{port}.log").read_text(encoding="utf-8")
+            try:
+                status, _ = _request(port, "GET", "/openapi.json", b"", timeout=1)
+                if status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        log.close()
+
+
+def _head(method: str, path: str, length: int | None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: test", "Connection: close"]
+    if length is not None:
+        lines += ["Content-Type: application/json", f"Content-Length: {length}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(1 << 16)
+        except ConnectionResetError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _request(port: int, method: str, path: str, body: bytes, *, timeout: float = HANG) -> tuple[int, bytes]:
+    """(status, raw response) of one request on a fresh connection."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(_head(method, path, len(body) if method == "POST" else None) + body)
+        data = _read_all(sock)
+    return (int(data.split(b" ", 2)[1]) if data else 0), data
+
+
+def _call(port: int, file_path: str) -> tuple[int, bytes]:
+    body = json.dumps({"skill_name": "big", "file_path": file_path}).encode("utf-8")
+    return _request(port, "POST", "/tools/read_file_in_skill", body)
+
+
+def _body_of(response: bytes) -> Any:
+    return orjson.loads(response.split(b"\r\n\r\n", 1)[1])
+
+
+def _half_sent(port: int, kind: str) -> socket.socket:
+    """A connection that sends part of a request and then nothing: the head (``head``) or the body (``body``)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=HANG)
+    if kind == "head":
+        sock.sendall(b"POST /tools/read_file_in_skill HTTP/1.1\r\nHost: test\r\nContent-Len")
+    else:
+        sock.sendall(_head("POST", "/tools/read_file_in_skill", 100) + b'{"skill_name": "bi')
+    return sock
+
+
+def test_slowloris_half_sent_heads_and_bodies_neither_starve_others_nor_stay_open(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path, "--head-timeout", "1.5", "--body-timeout", "1.5") as port:
+        attackers = [_half_sent(port, "head" if i % 2 else "body") for i in range(300)]
+        try:
+            for _ in range(5):  # a client sending whole requests is served meanwhile
+                status, response = _call(port, "small.txt")
+                assert status == 200
+                assert _body_of(response)["content"] == "hello\n"
+            answers = [_read_all(sock) for sock in attackers]  # each ends: the server closes it
+        finally:
+            for sock in attackers:
+                sock.close()
+
+    assert all(answer.startswith(b"HTTP/1.1 408 ") for answer in answers)
+    heads, bodies = answers[1::2], answers[0::2]
+    assert b"the request head did not arrive within 1.5 seconds" in heads[0]
+    assert b"the request body did not arrive within 1.5 seconds" in bodies[0]
+
+
+def test_connections_over_the_limit_replace_the_longest_waiting_half_sent_ones(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path, "--max-connections", "20", "--head-timeout", "60") as port:
+        attackers = []
+        try:
+            for _ in range(40):
+                attackers.append(_half_sent(port, "head"))
+            status, _ = _call(port, "small.txt")
+            first = [_read_all(sock) for sock in attackers[:20]]
+        finally:
+            for sock in attackers:
+                sock.close()
+
+    # Each was closed (reading ended); those that had sent part of a head first were told why.
+    assert status == 200
+    assert all(answer == b"" or answer.startswith(b"HTTP/1.1 503 ") for answer in first)
+    assert all(b"retry-after: 1" in answer for answer in first if answer)
+
+
+def test_a_server_whose_connections_all_have_requests_in_hand_answers_503(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path, "--max-connections", "4", "--send-timeout", "60") as port:
+        readers = [_slow_reader(port, "six.txt") for _ in range(4)]  # each is being answered, slowly
+        try:
+            time.sleep(1)  # for the server to read their requests: one still waiting for its own would give way
+            status, response = _call(port, "small.txt")
+        finally:
+            for sock in readers:
+                sock.close()
+
+    assert status == 503
+    assert b"retry-after: 1" in response
+    assert _body_of(response)["code"] == "server_busy"
+
+
+def test_half_sent_bodies_give_way_to_a_whole_request_too(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path, "--max-connections", "10", "--body-timeout", "60") as port:
+        attackers = [_half_sent(port, "body") for _ in range(10)]
+        try:
+            time.sleep(1)  # for the server to read their heads and start waiting for their bodies
+            status, _ = _call(port, "small.txt")
+            first = _read_all(attackers[0])
+        finally:
+            for sock in attackers:
+                sock.close()
+
+    assert status == 200
+    assert first.startswith(b"HTTP/1.1 503 ")
+
+
+def test_a_request_head_over_16_kib_is_refused_with_400(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(b"POST /tools/read_file_in_skill HTTP/1.1\r\nHost: test\r\nX-Padding: " + b"p" * MAX_HEAD_BYTES)
+        answer = _read_all(sock)
+
+    assert answer.startswith(b"HTTP/1.1 400 ")
+
+
+def _slow_reader(port: int, file_path: str) -> socket.socket:
+    """A client that asks for a file and reads nothing (its receive window is tiny)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(HANG)
+    sock.connect(("127.0.0.1", port))
+    body = json.dumps({"skill_name": "big", "file_path": file_path}).encode("utf-8")
+    sock.sendall(_head("POST", "/tools/read_file_in_skill", len(body)) + body)
+    return sock
+
+
+def test_a_slow_reader_is_dropped_after_the_send_timeout(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path, "--send-timeout", "1") as port:
+        reader = _slow_reader(port, "seven.txt")
+        try:
+            time.sleep(3)  # reads nothing for longer than the send timeout
+            received = _read_all(reader)
+        finally:
+            reader.close()
+        status, _ = _call(port, "small.txt")
+
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = int(next(line for line in head.split(b"\r\n") if line.startswith(b"content-length:")).split(b":")[1])
+    assert head.startswith(b"HTTP/1.1 200 ")
+    assert 0 < len(body) < length
+    assert status == 200
+
+
+def test_large_responses_wait_for_their_share_of_bytes_in_flight_and_small_ones_do_not(
+    skills: Path, tmp_path: Path
+) -> None:
+    options = ("--max-in-flight-bytes", "16777216", "--queue-timeout", "1", "--send-timeout", "60")
+    with _server(skills, tmp_path, *options) as port:
+        first = _slow_reader(port, "six.txt")
+        second = _slow_reader(port, "six.txt")
+        try:
+            time.sleep(0.5)  # both are being written
+            third_status, third = _call(port, "six.txt")  # 12 MiB are in flight: no room for 6 more
+            small_status, _ = _call(port, "small.txt")
+            whole = _read_all(first)
+        finally:
+            first.close()
+            second.close()
+        again_status, _ = _call(port, "six.txt")
+
+    assert third_status == 503
+    assert b"retry-after: 1" in third
+    assert _body_of(third)["code"] == "server_busy"
+    assert small_status == 200
+    assert _body_of(whole)["content"] == "abcdefg\n" * (6 * 1024 * 1024 // 8)
+    assert again_status == 200
+
+
+# --- the app in-process ----------------------------------------------------------------------------------------
+
+
+def _app(tmp_path: Path, **limits: Any) -> HttpApp:
+    skill = tmp_path / "skills" / "big"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.MD").write_text("---\nname: big\ndescription: Large files.\n---\n# Big\n", encoding="utf-8")
+    (skill / "ones.txt").write_bytes(b"\x01" * (300 * 1024))
+    return HttpApp(builtin_runtime(skills=[tmp_path / "skills"]), limits=HttpLimits(**limits))
+
+
+def _run(app: HttpApp, body: list[bytes], *, hang: bool = False) -> list[dict[str, Any]]:
+    """The messages ``app`` sends for one POST to read_file_in_skill whose body comes in ``body``."""
+    sent: list[dict[str, Any]] = []
+    pieces = list(body)
+
+    async def receive() -> dict[str, Any]:
+        if pieces:
+            piece = pieces.pop(0)
+            return {"type": "http.request", "body": piece, "more_body": bool(pieces) or hang}
+        await asyncio.sleep(HANG)
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
+
+    scope = {"type": "http", "path": "/tools/read_file_in_skill", "method": "POST", "headers": []}
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), HANG))
+    return sent
+
+
+def test_a_body_that_does_not_arrive_in_time_gets_408_and_closes_the_connection(tmp_path: Path) -> None:
+    sent = _run(_app(tmp_path, body_timeout=0.2), [b'{"skill_name": '], hang=True)
+
+    assert sent[0]["status"] == 408
+    assert (b"connection", b"close") in sent[0]["headers"]
+    assert orjson.loads(sent[1]["body"]) == {
+        "code": "request_timeout",
+        "message": "the request body did not arrive within 0.2 seconds",
+    }
+
+
+def test_a_large_response_is_written_in_pieces_never_whole(tmp_path: Path) -> None:
+    arguments = json.dumps({"skill_name": "big", "file_path": "ones.txt"}).encode("utf-8")
+
+    sent = _run(_app(tmp_path), [arguments])
+
+    bodies = [message["body"] for message in sent[1:]]
+    declared = int(dict(sent[0]["headers"])[b"content-length"])
+    assert sent[0]["status"] == 200
+    assert declared == sum(map(len, bodies)) > 6 * 300 * 1024  # each \x01 is written \u0001
+    assert len(bodies) >= 20
+    assert max(map(len, bodies)) < 2 * 64 * 1024
+    assert orjson.loads(b"".join(bodies))["content"] == "\x01" * (300 * 1024)
+
+
+def test_a_response_over_the_cap_is_response_too_large_and_never_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _app(tmp_path)
+    app.max_response = 100_000
+    built: list[int] = []
+    from toolproof.runtime.result import json_bytes as real_json_bytes
+
+    def json_bytes(value: Any) -> bytes:
+        out = real_json_bytes(value)
+        built.append(len(out))
+        return out
+
+    monkeypatch.setattr(http_module, "json_bytes", json_bytes)
+    arguments = json.dumps({"skill_name": "big", "file_path": "ones.txt"}).encode("utf-8")
+
+    sent = _run(app, [arguments])
+
+    payload = orjson.loads(sent[1]["body"])
+    assert sent[0]["status"] == 413
+    assert payload["code"] == "response_too_large"
+    assert max(built) < 1000  # the error, never the 1.8 MB output
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON)
+def test_json_pieces_join_to_the_json_of_the_whole(value: Any) -> None:
+    from toolproof.runtime.result import json_bytes
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(http_module, "_SLICE", 3)  # slice every string, between any two characters
+        assert b"".join(_json_pieces(value)) == json_bytes(value)
+
+
+def test_the_budget_grants_in_order_and_gives_up_after_the_timeout() -> None:
+    async def scenario() -> list[object]:
+        budget = _Budget(10)
+        assert await budget.acquire(8, 1)
+        big = asyncio.ensure_future(budget.acquire(5, 5))
+        small = asyncio.ensure_future(budget.acquire(1, 0.05))  # first come, first served: behind the big one
+        await asyncio.sleep(0.2)
+        timed_out = small.done() and small.result() is False
+        budget.release(8)
+        granted = await big
+        return [timed_out, granted, budget.free, await budget.acquire(5, 0), budget.free]
+
+    assert asyncio.run(asyncio.wait_for(scenario(), HANG)) == [True, True, 5, True, 0]
+
+
+# --- the server's settings -------------------------------------------------------------------------------------
+
+
+def test_the_command_line_defaults_are_the_limits_defaults() -> None:
+    from toolproof.runtime.serve.commands import serve_http
+
+    defaults = {param.name: param.default for param in serve_http.params}
+    limits = HttpLimits()
+
+    for name in ("head_timeout", "body_timeout", "send_timeout", "max_connections", "max_calls", "queue_timeout"):
+        assert defaults[name] == getattr(limits, name), name
+    assert defaults["max_in_flight_bytes"] == limits.max_in_flight_bytes
+
+
+def test_connections_are_lowered_to_what_descriptors_allow() -> None:
+    limits = HttpLimits(max_connections=1000, max_calls=4)
+
+    assert affordable_connections(limits, 1 << 20) == 1000
+    assert affordable_connections(limits, 1024) == 1024 - 64 - 2 * BACKLOG - 64 - 4 * 19
+
+
+def test_the_server_raises_its_soft_descriptor_limit_to_the_hard_one() -> None:
+    script = (
+        "import resource\n"
+        "from toolproof.runtime.serve.http_server import raise_descriptor_limit\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))\n"
+        "print(raise_descriptor_limit() == resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, encoding="utf-8", timeout=HANG, check=True
+    )
+
+    assert done.stdout.strip() == "True"
+
+
+def test_no_descriptor_is_left_open_by_the_app(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    arguments = json.dumps({"skill_name": "big", "file_path": "ones.txt"}).encode("utf-8")
+    _run(app, [arguments])
+    before = len(os.listdir("/proc/self/fd"))
+
+    for _ in range(5):
+        _run(app, [arguments])
+
+    assert len(os.listdir("/proc/self/fd")) == before
