@@ -6,25 +6,49 @@ so a host that only serves never imports Jinja.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from toolproof.generator.cli import breaking, export, gen, init, lint, new
-from toolproof.runtime.conformance.commands import conform
-from toolproof.runtime.serve.commands import call, serve, skills, toolsets
-
 __all__ = ["cli", "main"]
 
+# Where each command lives: its module is imported only when the command runs (or help lists it),
+# so `toolproof call` never pays for the generator's or conformance's imports.
+_COMMANDS = {
+    "init": "toolproof.generator.cli",
+    "new": "toolproof.generator.cli",
+    "gen": "toolproof.generator.cli",
+    "lint": "toolproof.generator.cli",
+    "breaking": "toolproof.generator.cli",
+    "export": "toolproof.generator.cli",
+    "call": "toolproof.runtime.serve.commands",
+    "serve": "toolproof.runtime.serve.commands",
+    "conform": "toolproof.runtime.conformance.commands",
+    "toolsets": "toolproof.runtime.serve.commands",
+    "skills": "toolproof.runtime.serve.commands",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    """A group whose commands are imported by name, on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = _COMMANDS.get(cmd_name)
+        if module is None:
+            return super().get_command(ctx, cmd_name)
+        command = getattr(importlib.import_module(module), cmd_name)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolproof", prog_name="toolproof")
 def cli() -> None:
     """Contract-first toolkit for LLM tools."""
-
-
-for _command in (init, new, gen, lint, breaking, export, call, serve, conform, toolsets, skills):
-    cli.add_command(_command)
 
 
 def main() -> None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from toolproof.runtime.printable import is_printable
-from toolproof.runtime.skills.yamlguard import MAX_ALIASES, Loaded, load_bounded
+
+if TYPE_CHECKING:
+    from toolproof.runtime.skills.yamlguard import Loaded
 
 __all__ = [
     "MAX_FRONTMATTER_BYTES",
@@ -105,6 +107,9 @@ def _load(lines: list[str]) -> tuple[Any, list[str]]:
 
 
 def _bounded(lines: list[str]) -> Loaded:
+    # PyYAML (~14 ms to import) only when a SKILL.md has frontmatter to read.
+    from toolproof.runtime.skills.yamlguard import load_bounded
+
     return load_bounded("\n".join(lines) + "\n", max_bytes=MAX_FRONTMATTER_BYTES, max_nodes=MAX_FRONTMATTER_VALUES)
 
 
@@ -117,6 +122,8 @@ def _refusal(loaded: Loaded) -> str:
         case "too_many_nodes":
             return f"the frontmatter holds more than {MAX_FRONTMATTER_VALUES} values (aliases count in full); not read"
         case "too_many_aliases":
+            from toolproof.runtime.skills.yamlguard import MAX_ALIASES  # loaded already: ``loaded`` came from it
+
             return f"the frontmatter uses more than {MAX_ALIASES} aliases; not read"
         case _:
             return f"the frontmatter is not valid YAML ({loaded.detail})"

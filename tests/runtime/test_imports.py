@@ -49,3 +49,14 @@ def test_serving_never_imports_jinja_or_the_generator(argv: list[str], stdin: st
     assert not {
         m for m in modules if m.startswith(("jinja2", "toolproof.generator.render", "toolproof.generator.model"))
     }
+
+
+def test_a_call_never_imports_other_commands_or_numpy(tmp_path: Path) -> None:
+    modules = _imported(["call", "read_file_in_skill", "--args", '{"skill_name": "x", "file_path": "y"}'], tmp_path)
+
+    assert "toolproof.runtime.dispatch" in modules  # the measurement saw the run
+    assert not {
+        m
+        for m in modules
+        if m.startswith(("toolproof.generator.cli", "toolproof.runtime.conformance", "numpy", "uvicorn"))
+    }

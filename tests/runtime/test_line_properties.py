@@ -42,11 +42,15 @@ def _reference(data: bytes, start: int, limit: int) -> tuple[list[str], int, boo
     return [line[:MAX_LINE_CHARS] for line in window], len(every), start - 1 + len(window) < len(every), cut
 
 
-@pytest.fixture
-def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@pytest.fixture(params=["bytes.count", "numpy"])
+def tiny_chunks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Chunks of 2, then 7 bytes, a 5-byte head; newlines counted by CPython or, forced at any size, by numpy."""
     monkeypatch.setattr(lines_module, "CHUNK", 7)
     monkeypatch.setattr(lines_module, "FIRST_CHUNK", 2)
     monkeypatch.setattr(reading_module, "_HEAD", 5)
+    if request.param == "numpy":
+        monkeypatch.setattr(lines_module, "VECTOR_MIN", 0)
+        monkeypatch.setattr(lines_module, "VECTOR_CHUNK", 1)
     yield
     clear_index_cache()
 

@@ -31,10 +31,14 @@ def _reference(
     return out, cut, len(parts)
 
 
-@pytest.fixture
-def small_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@pytest.fixture(params=["bytes.count", "numpy"])
+def small_chunks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Chunks of 2, then 7 bytes; newlines counted by CPython or, forced at any size, by numpy."""
     monkeypatch.setattr(lines_module, "CHUNK", 7)
     monkeypatch.setattr(lines_module, "FIRST_CHUNK", 2)
+    if request.param == "numpy":
+        monkeypatch.setattr(lines_module, "VECTOR_MIN", 0)
+        monkeypatch.setattr(lines_module, "VECTOR_CHUNK", 1)
     yield
     clear_index_cache()
 
@@ -196,3 +200,19 @@ def test_threads_sharing_one_cached_index_read_the_same_windows(tmp_path: Path) 
         thread.join()
 
     assert wrong == []
+
+
+@pytest.mark.parametrize("start", [1, 40_000, 119_990])
+def test_a_large_file_counted_by_numpy_is_numbered_as_splitlines_numbers_it(tmp_path: Path, start: int) -> None:
+    path = tmp_path / "large"
+    ends = [b"\n", b"\r\n", b"\r"]
+    data = b"".join(b"line %d \xc3\xa9" % i + b"." * (i % 97) + ends[i % 3] for i in range(120_000))
+    path.write_bytes(data)
+    assert len(data) > lines_module.VECTOR_MIN
+    every = data.splitlines()
+
+    window = _window(path, start=start, limit=2000, max_line_bytes=80, count_total=True)
+
+    expected = [line[:80] for line in every[start - 1 : start + 1999]]
+    assert (window.lines, window.total) == (expected, len(every))
+    assert window.cut == [i for i, line in enumerate(every[start - 1 : start + 1999]) if len(line) > 80]
