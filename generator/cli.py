@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from toolproof.generator.project import Project
     from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["export", "gen", "init", "lint", "new"]
+__all__ = ["breaking", "export", "gen", "init", "lint", "new"]
 
 _FORMATS = (
     *("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi"),
@@ -278,5 +278,3 @@ def breaking(against: str, fail_on: str, fmt: str, project: Path | None) -> None
     if failed:
         sys.exit(1)
 
-
-__all__ += ["breaking"]

@@ -56,16 +56,8 @@ PROJECT_ENV: Final = "TOOLPROOF_PROJECT"
 """Names the project when no --project is given (``conform`` sets it for the servers it starts)."""
 _KEYS: Final = frozenset(
     {
-        "contracts",
-        "generated",
-        "package",
-        "handlers",
-        "source-roots",
-        "include",
-        "resources",
-        "command",
-        "export",
-        "lint",
+        *("contracts", "generated", "package", "handlers", "source-roots", "include", "resources", "command"),
+        *("export", "lint", "breaking"),
     }
 )
 _IDENTIFIER_PATH = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
