@@ -134,15 +134,31 @@ def lint(fmt: str, strict_export: bool, project: Path | None) -> None:
 @click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS), help="What to print.")
 @click.option("--toolset", default=None, help="Only the tools of this tool set.")
 @click.option("--tool", "tools", multiple=True, help="Only this tool (repeatable).")
+@click.option(
+    "--skills",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A host's skills folder (repeatable): dynamic skill enums list the skills found, not the built-in default.",
+)
 @_STRICT_EXPORT
 @project_option
-def export(fmt: str, toolset: str | None, tools: tuple[str, ...], strict_export: bool, project: Path | None) -> None:
+def export(
+    fmt: str,
+    toolset: str | None,
+    tools: tuple[str, ...],
+    skills: tuple[str, ...],
+    strict_export: bool,
+    project: Path | None,
+) -> None:
     """Print tool definitions or artifacts for other providers and languages on stdout.
 
     A project's export holds its own tools and the built-in tool sets it includes;
-    outside any project, the built-in tools.
+    outside any project, the built-in tools. Without --skills, a dynamic enum
+    (read_skill's skill_name) holds the built-in skills, and its description says
+    they are the default; with --skills, it holds what a host with those folders
+    serves (the built-in skills, overridden and extended by the folders').
     """
-    from toolproof.generator.exporting import export_text
+    from toolproof.generator.exporting import export_text, host_enums
     from toolproof.generator.project import unaccepted_losses
 
     loaded = _load(project_or_exit(project))  # this format's losses are judged below, on their own
@@ -153,7 +169,12 @@ def export(fmt: str, toolset: str | None, tools: tuple[str, ...], strict_export:
         raise click.UsageError(f"unknown tool(s): {', '.join(sorted(unknown))}")
     if not chosen:
         raise click.UsageError("no tool matches the selection")
-    text, losses = export_text(fmt, chosen, loaded.enum_sources())
+    enums = loaded.enum_sources()
+    if skills:
+        enums, problems = host_enums(enums, skills)
+        for line in problems:
+            click.echo(f"warning: {line}", err=True)
+    text, losses = export_text(fmt, chosen, enums)
     losses = unaccepted_losses(loaded, losses)
     if strict_export and losses:
         for loss in losses:
@@ -277,4 +298,3 @@ def breaking(against: str, fail_on: str, fmt: str, project: Path | None) -> None
     click.echo(text, nl=False)
     if failed:
         sys.exit(1)
-

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from toolproof.generator.artifacts import json_schemas, vectors
 from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
 from toolproof.generator.losses import Loss
-from toolproof.generator.model import Contract
+from toolproof.generator.model import Contract, HostEnums
 from toolproof.generator.render import dump_json, render_docs
 from toolproof.generator.typescript import typescript_declarations
 
-__all__ = ["export_text"]
+__all__ = ["export_text", "host_enums"]
+
+
+def host_enums(enums: Mapping[str, list[str]], skills: Iterable[str | Path]) -> tuple[HostEnums, list[str]]:
+    """``enums`` with the ``skills`` source filled as a host with these folders fills it, and the scan's problems.
+
+    The skills are discovered as the runtime discovers them (built-in first, each
+    folder overriding), and an empty catalogue gives read_skill's fallback enum.
+    """
+    from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
+
+    catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir(), log=False)
+    return HostEnums({**enums, "skills": catalog.enum_names()}), catalog.problems()
 
 
 def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> tuple[str, list[Loss]]:

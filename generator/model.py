@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from toolproof.generator.naming import class_name, is_identifier, module_name
 from toolproof.generator.pytypes import TypeBuilder, TypedDictDef
@@ -16,7 +16,7 @@ from toolproof.runtime.errors import http_status
 from toolproof.runtime.registry import default_handler_ref
 from toolproof.runtime.template import Template
 
-__all__ = ["DEFAULT_RENDER", "Contract", "ErrorModel", "Param", "build_contract"]
+__all__ = ["DEFAULT_ENUM_NOTE", "DEFAULT_RENDER", "Contract", "ErrorModel", "HostEnums", "Param", "build_contract"]
 
 DEFAULT_RENDER = {"result": "{$}", "error": "ERROR: {message}"}
 """What the model reads when a contract says nothing: the output as JSON; the error message."""
@@ -40,6 +40,17 @@ class ErrorModel:
     hint: str | None
     params: tuple[Param, ...]
     status: int
+
+
+DEFAULT_ENUM_NOTE: Final = (
+    "The values listed are the built-in default, known when this was generated; "
+    "the tool accepts the values its host finds at start-up (e.g. the skills it is given)."
+)
+"""Appended to the description of a dynamic-enum field exported with generation-time values."""
+
+
+class HostEnums(dict[str, list[str]]):
+    """Dynamic-enum values a host supplied (``toolproof export --skills DIR``): exported as its own, no note."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +98,21 @@ class Contract:
         return (1, 1)
 
     def exported_input(self, enum_sources: Mapping[str, list[str]]) -> dict[str, Any]:
-        """The input schema as providers see it: dynamic enums filled from ``enum_sources``."""
+        """The input schema as providers see it: dynamic enums filled from ``enum_sources``.
+
+        Values known at generation time are toolproof's built-in defaults, and
+        the field's description says so; values a host supplied (``HostEnums``)
+        are its own and exported as they are.
+        """
         if not self.dynamic_enums:
             return dict(self.input_schema)
         props = dict(self.input_schema.get("properties", {}))
         for name, source in self.dynamic_enums.items():
-            props[name] = {**props[name], "enum": list(enum_sources.get(source, []))}
+            prop = {**props[name], "enum": list(enum_sources.get(source, []))}
+            if not isinstance(enum_sources, HostEnums):
+                described = prop.get("description")
+                prop["description"] = f"{described} {DEFAULT_ENUM_NOTE}" if described else DEFAULT_ENUM_NOTE
+            props[name] = prop
         return {**self.input_schema, "properties": props}
 
     def data(self) -> dict[str, Any]:

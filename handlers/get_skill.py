@@ -12,7 +12,9 @@ from toolproof.runtime.errors import ToolError
 from toolproof.runtime.files.access import Directory, FileAccessError, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import TextFile, read_text
+from toolproof.runtime.files.workspace import symlink_policy
 from toolproof.runtime.skills.catalog import SKILL_FILES
+from toolproof.runtime.skills.resources import Skills
 
 __all__ = ["handle"]
 
@@ -40,10 +42,33 @@ def _open_skill(ctx: ToolContext, name: str) -> Directory:
     return skill
 
 
+def _read_from_skills_folder(ctx: ToolContext, name: str, file_name: str) -> TextFile:
+    """``<name>/<file_name>`` read from the skills folder that holds the skill, so a link may go anywhere inside it.
+
+    Raises:
+        FileAccessError: as ``read_text``; ``outside_root`` when the link leaves the skills folder.
+    """
+    for folder in ctx.need(Skills).folders:
+        try:
+            with Directory.open(folder) as root:
+                root.open_dir(name, symlinks=symlink_policy(ctx)).close()
+                return read_text(ctx, root, f"{name}/{file_name}", max_bytes=MAX_BYTES, utf8_only=True)
+        except FileAccessError as exc:
+            if exc.reason not in ("not_found", "not_directory"):
+                raise
+    raise FileAccessError("not_found", file_name, "the skill is in no skills folder")
+
+
 def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
     for file_name in SKILL_FILES[::-1]:  # SKILL.MD as the seed names it, then SKILL.md
         try:
-            return read_text(ctx, skill, file_name, max_bytes=MAX_BYTES, utf8_only=True)
+            try:
+                return read_text(ctx, skill, file_name, max_bytes=MAX_BYTES, utf8_only=True)
+            except FileAccessError as exc:
+                if exc.reason not in ("outside_root", "symlink"):
+                    raise
+                # It links out of the skill's folder: the seed reads anything inside the skills folder.
+                return _read_from_skills_folder(ctx, name, file_name)
         except FileAccessError as exc:
             if exc.reason == "not_found":
                 continue
@@ -53,11 +78,22 @@ def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
     raise contract.skill_md_not_found(skill_name=name)
 
 
+def _broken_rule(name: str) -> str:
+    """The rule an impossible skill name breaks, true of that name (the document's rule when it applies)."""
+    if any(bad in name for bad in ("/", "\\", "..")):
+        return "Skill names must not contain '/', '\\', or '..'"
+    if not name:
+        return "Skill names must not be empty"
+    if name == ".":
+        return "'.' names the skills folder itself, not a skill in it"
+    return "Skill names must not contain NUL"
+
+
 def handle(args: contract.GetSkillInput, ctx: ToolContext) -> contract.GetSkillOutput:
     """Read ``{skills_folder}/{skill_name}/SKILL.MD`` as UTF-8 text."""
     name = args["skill_name"]
     if not is_plain_skill_name(name):
-        raise contract.invalid_skill_name(skill_name=name)
+        raise contract.invalid_skill_name(skill_name=name, rule=_broken_rule(name))
     with _open_skill(ctx, name) as skill:
         text = _read(ctx, skill, name)
     return {"skill_name": name, "documentation": text.decoded.text}

@@ -27,6 +27,8 @@ MAX_FILE_BYTES: Final = 10 * 1024 * 1024
 MAX_LINES: Final = 2000
 MAX_LINE_CHARS: Final = 2000
 CUT_MARK: Final = " [line truncated]"
+TOKEN_NOTICE: Final = "\n\nskillToken: {token}\nPass this skillToken in every other read_file call."
+"""Appended to the text of a complete SKILL.md read, so a model that reads only text gets the token."""
 
 
 def _below(parts: list[str], root: Path) -> list[str] | None:
@@ -126,9 +128,10 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     limit = args.get("limit", MAX_LINES)
     gate = ctx.need(SkillGates).gate(ctx.spec) if ctx.spec is not None else None
     document = None
+    digest = b""
     if gate is not None:
         if gate.is_document_read(args):
-            document = gate.document()
+            document, digest = gate.versioned_document()  # the token below is for exactly this text
         else:
             verdict = gate.check(args, ctx.session)
             if verdict == "missing":
@@ -157,7 +160,10 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
         "truncated": offset + len(lines) - 1 < total,
         "lineTruncated": bool(cut),
         "content": content,
+        "notice": "",
     }
-    if gate is not None and document is not None:
-        output["skillToken"] = gate.token(ctx.session)
+    if gate is not None and document is not None and offset == 1 and len(lines) == total:
+        token = gate.token(ctx.session, digest=digest)  # only a complete read hands out the token
+        output["skillToken"] = token
+        output["notice"] = TOKEN_NOTICE.format(token=token)
     return output

@@ -43,4 +43,6 @@ def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkil
         raise contract.skill_unreadable(skill_name=name, reason=exc.detail) from None
     except DecodeError as exc:
         raise contract.skill_unreadable(skill_name=name, reason=exc.detail) from None
+    if not text.decoded.text:  # the document's `if not content`: an empty SKILL.md is no skill
+        raise contract.skill_not_found(skill_name=name)
     return {"skill_name": name, "content": strip_frontmatter(text.decoded.text), "source": skill.source}

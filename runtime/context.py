@@ -12,11 +12,22 @@ reads a resource by its class, typed::
 
     def handle(args: Input, ctx: ToolContext) -> Output:
         db = ctx.need(Database)      # a Database, or internal_error if the host gave none
+
+A long handler may tell its caller how far it got, and log to it, through the
+transport serving the call (``ctx.progress(50, total=100)``,
+``ctx.log("info", "started")``). Transports that can carry these (MCP, over stdio
+or Streamable HTTP) install a reporter around the call with ``reporting``; under
+any other (the CLI, the REST routes, provider adapters) both are silent no-ops,
+so a handler never depends on being heard. ``ctx.attach(block)`` adds an MCP
+content block (an image, audio, an embedded resource) to the result the same
+way; see contracts/README.md, "Results beyond text".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -26,9 +37,32 @@ from toolproof.runtime.errors import RegistryError
 if TYPE_CHECKING:
     from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["EnumSource", "ResourceCheck", "Resources", "ToolContext", "resource_name"]
+__all__ = ["EnumSource", "Reporter", "ResourceCheck", "Resources", "ToolContext", "reporting", "resource_name"]
+
+Reporter = Callable[[str, Mapping[str, Any]], None]
+"""Takes a handler's report: ``("progress", {progress, total?, message?})``, ``("message", {level, logger, data})``
+or ``("content", block)``."""
+
+_reporter: ContextVar[Reporter | None] = ContextVar("toolproof_reporter", default=None)
+
+
+@contextmanager
+def reporting(reporter: Reporter | None) -> Iterator[None]:
+    """Route the progress and log reports of calls made inside this block to ``reporter`` (None: drop them).
+
+    A context variable rather than an argument, so ``Runtime.call`` keeps one
+    signature for every transport; it follows the call into the thread that runs it.
+    """
+    token = _reporter.set(reporter)
+    try:
+        yield
+    finally:
+        _reporter.reset(token)
+
 
 R = TypeVar("R")
+_BLOCKS = ("text", "image", "audio", "resource", "resource_link")
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 def resource_name(kind: type[object]) -> str:
@@ -132,6 +166,46 @@ class ToolContext:
                 f"tool {self.tool!r} needs resource {resource_name(kind)!r}, which the host did not supply"
             )
         return item
+
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the caller how far the call got (MCP ``notifications/progress``); a no-op where none listens."""
+        reporter = _reporter.get()
+        if reporter is None:
+            return
+        params: dict[str, Any] = {"progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        reporter("progress", params)
+
+    def log(self, level: str, data: Any) -> None:
+        """Send the caller a log message (MCP ``notifications/message``, syslog ``level``); a no-op where none listens.
+
+        Raises:
+            ValueError: ``level`` is not one of MCP's levels (debug ... emergency).
+        """
+        if level not in _LEVELS:
+            raise ValueError(f"unknown log level {level!r}; one of {', '.join(_LEVELS)}")
+        reporter = _reporter.get()
+        if reporter is not None:
+            reporter("message", {"level": level, "logger": self.tool, "data": data})
+
+    def attach(self, block: Mapping[str, Any]) -> None:
+        """Add an MCP content block (``image``, ``audio``, ``resource``, ``resource_link``, ``text``) to the result.
+
+        The blocks follow the rendered text in an MCP ``CallToolResult``; transports that cannot carry
+        them (the CLI, the REST routes, provider adapters) drop them, so the structured output must
+        still say what the model needs. A no-op where no MCP transport serves the call.
+
+        Raises:
+            ValueError: the block has no known ``type``.
+        """
+        if block.get("type") not in _BLOCKS:
+            raise ValueError(f"unknown content block type {block.get('type')!r}; one of {', '.join(_BLOCKS)}")
+        reporter = _reporter.get()
+        if reporter is not None:
+            reporter("content", dict(block))
 
     def setting(self, name: str, default: Any = None) -> Any:
         """A contract setting read by a family of tools (``symlinks``, ``skill_gate``), or ``default``."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from toolproof.runtime.coercion import coerce_integers
 from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
 from toolproof.runtime.errors import (
     INTERNAL_ERROR,
@@ -275,6 +276,7 @@ class Runtime:
                 args = drop_absent_nulls(tool.nulls, args)
             if not tool.input.is_valid(args):
                 raise _BadArguments(tool.input.explain(args))
+            args = coerce_integers(tool.integers, args) if tool.integers is not None else args
         except _BadArguments as bad:
             return self._error(spec, INVALID_ARGUMENTS, {"detail": bad.detail}), 0
         except Exception:  # a validator that cannot cope (values beyond its range)

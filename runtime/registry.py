@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from toolproof.runtime.coercion import IntegerPlan
+from toolproof.runtime.coercion import plan_for as integer_plan_for
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.errors import RegistryError
 from toolproof.runtime.nulls import NullPlan, plan_for
@@ -29,6 +31,8 @@ class BoundTool:
     output: SchemaValidator
     nulls: NullPlan | None = None
     """Optional arguments whose null means "absent" (sent by strict-mode providers)."""
+    integers: IntegerPlan | None = None
+    """Where the input schema says integer, so whole-number floats there reach the handler as ints."""
 
     @classmethod
     def build(cls, spec: ToolSpec, handler: Handler) -> BoundTool:
@@ -39,6 +43,7 @@ class BoundTool:
             SchemaValidator(spec.input_schema),
             SchemaValidator(spec.output_schema),
             plan_for(spec.input_schema),
+            integer_plan_for(spec.input_schema),
         )
 
 

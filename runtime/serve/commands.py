@@ -10,11 +10,20 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from toolproof.runtime.serve.options import host_options, project_option, project_or_exit, runtime_or_exit
+
+if TYPE_CHECKING:
+    from toolproof.runtime.dispatch import Runtime
+    from toolproof.runtime.project import ProjectConfig
+
+F = TypeVar("F", bound=Callable[..., Any])
+TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
 
 __all__ = ["call", "serve", "skills", "toolsets"]
 
@@ -72,13 +81,32 @@ def call(
     "--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A workspace skills folder."
 )
 @click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100), help="Most characters.")
-def skills(skills: tuple[str, ...], budget: int) -> None:
-    """Print the skills section for a system prompt; problems go to stderr, one warning line each."""
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["plain", "xml"]),
+    default="plain",
+    show_default=True,
+    help="plain: the '# Skills' section, descriptions as written; xml: <available_skills>, XML-escaped.",
+)
+@click.option(
+    "--identity",
+    is_flag=True,
+    help="First print the agent-identity guideline that tells the model to call read_skill, and a blank line.",
+)
+def skills(skills: tuple[str, ...], budget: int, fmt: str, identity: bool) -> None:
+    """Print the skills section for a system prompt; problems go to stderr, one warning line each.
+
+    With --identity, the guideline read_skill's document adds to the agent's
+    identity comes first, so a host can place both.
+    """
     from toolproof.runtime.printable import printable
     from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
 
     catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir(), log=False)  # printed below instead
-    summary = catalog.summary(budget)
+    summary = catalog.summary(budget, fmt="xml" if fmt == "xml" else "plain")
+    if identity:
+        click.echo(catalog.identity() + "\n")
     click.echo(summary.text, nl=False)
     for line in catalog.problems():
         click.echo(f"warning: {line}", err=True)
@@ -92,11 +120,135 @@ def serve() -> None:
     """Serve the project's tools to clients: MCP over stdio, or HTTP."""
 
 
+def _http_options(fn: F) -> F:
+    """The options of every HTTP server: address, the hardening limits, and who may call."""
+    options = [
+        click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback)."),
+        click.option(
+            "--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on."
+        ),
+        click.option(
+            "--head-timeout",
+            default=10.0,
+            show_default=True,
+            type=click.FloatRange(min=0.01),
+            help="Seconds for a request head.",
+        ),
+        click.option(
+            "--body-timeout",
+            default=30.0,
+            show_default=True,
+            type=click.FloatRange(min=0.01),
+            help="Seconds for a body.",
+        ),
+        click.option(
+            "--send-timeout",
+            default=30.0,
+            show_default=True,
+            type=click.FloatRange(min=0.01),
+            help="Seconds a client may leave a response unread before it is dropped.",
+        ),
+        click.option(
+            "--max-connections",
+            default=1000,
+            show_default=True,
+            type=click.IntRange(min=1),
+            help="Connections at once.",
+        ),
+        click.option(
+            "--max-calls", default=4, show_default=True, type=click.IntRange(min=1), help="Tool calls at once."
+        ),
+        click.option(
+            "--max-in-flight-bytes",
+            default=64 << 20,
+            show_default=True,
+            type=click.IntRange(min=1),
+            help="Bytes of large responses being written at once.",
+        ),
+        click.option(
+            "--queue-timeout",
+            default=10.0,
+            show_default=True,
+            type=click.FloatRange(min=0),
+            help="Seconds a request waits for a call slot or response bytes before 503.",
+        ),
+        click.option(
+            "--allow-host",
+            "allow_hosts",
+            multiple=True,
+            help="A host name the Host header may carry, besides loopback ones and --host (repeatable).",
+        ),
+        click.option(
+            "--allow-origin",
+            "allow_origins",
+            multiple=True,
+            help="An Origin (scheme://host[:port]) browsers may call from, besides loopback ones (repeatable).",
+        ),
+        click.option(
+            "--auth-tokens",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            default=None,
+            help=f"A file of bearer tokens, one a line; also read from ${TOKENS_ENV} (comma-separated).",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _serve_http(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> None:
+    """Serve MCP at /mcp, the REST routes and /healthz as one app, hardened, until interrupted."""
+    from toolproof.runtime.serve.app import Security, ToolproofApp, load_tokens
+    from toolproof.runtime.serve.http import HttpApp, HttpLimits
+    from toolproof.runtime.serve.http_server import serve as serve_app
+    from toolproof.runtime.serve.mcp import McpServer
+    from toolproof.runtime.serve.streamable import StreamableMcp
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        tokens = load_tokens(options["auth_tokens"])
+    except (OSError, ValueError) as exc:
+        raise click.UsageError(f"auth tokens: {exc}") from None
+    limits = HttpLimits(
+        head_timeout=options["head_timeout"],
+        body_timeout=options["body_timeout"],
+        send_timeout=options["send_timeout"],
+        max_connections=options["max_connections"],
+        max_calls=options["max_calls"],
+        max_in_flight_bytes=options["max_in_flight_bytes"],
+        queue_timeout=options["queue_timeout"],
+    )
+    security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
+    # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
+    mcp = StreamableMcp(McpServer(runtime, package=config.package, session="http", handshake=False), limits)
+    app = ToolproofApp(HttpApp(runtime, package=config.package, limits=limits), mcp, security)
+    serve_app(app, host=options["host"], port=options["port"])
+
+
 @serve.command("mcp")
 @host_options
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: one connection on stdin/stdout; http: Streamable HTTP at /mcp (with the REST routes).",
+)
+@_http_options
 @project_option
-def serve_mcp(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None, project: Path | None) -> None:
-    """Serve MCP over stdio (one connection, one session) until stdin closes."""
+def serve_mcp(
+    workspace: tuple[str, ...],
+    skills: tuple[str, ...],
+    toolset: str | None,
+    transport: str,
+    project: Path | None,
+    **options: Any,
+) -> None:
+    """Serve MCP over stdio (one connection, one session) until stdin closes, or over Streamable HTTP.
+
+    Over HTTP the same app also serves POST /tools/{name}, GET /openapi.json
+    and GET /healthz, with the limits and gates of ``serve http``.
+    """
     from toolproof.runtime.serve.mcp import McpServer, serve_stdio
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
@@ -104,87 +256,31 @@ def serve_mcp(workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str 
     runtime = runtime_or_exit(config, workspace, skills, toolset)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
+    if transport == "http":
+        _serve_http(config, runtime, options)
+        return
     serve_stdio(McpServer(runtime, package=config.package))
 
 
 @serve.command("http")
 @host_options
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
-@click.option(
-    "--head-timeout",
-    default=10.0,
-    show_default=True,
-    type=click.FloatRange(min=0.01),
-    help="Seconds for a request head.",
-)
-@click.option(
-    "--body-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0.01), help="Seconds for a body."
-)
-@click.option(
-    "--send-timeout",
-    default=30.0,
-    show_default=True,
-    type=click.FloatRange(min=0.01),
-    help="Seconds a client may leave a response unread before it is dropped.",
-)
-@click.option(
-    "--max-connections", default=1000, show_default=True, type=click.IntRange(min=1), help="Connections at once."
-)
-@click.option("--max-calls", default=4, show_default=True, type=click.IntRange(min=1), help="Tool calls at once.")
-@click.option(
-    "--max-in-flight-bytes",
-    default=64 << 20,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Bytes of large responses being written at once.",
-)
-@click.option(
-    "--queue-timeout",
-    default=10.0,
-    show_default=True,
-    type=click.FloatRange(min=0),
-    help="Seconds a request waits for a call slot or response bytes before 503.",
-)
+@_http_options
 @project_option
 def serve_http(
-    workspace: tuple[str, ...],
-    skills: tuple[str, ...],
-    toolset: str | None,
-    host: str,
-    port: int,
-    head_timeout: float,
-    body_timeout: float,
-    send_timeout: float,
-    max_connections: int,
-    max_calls: int,
-    max_in_flight_bytes: int,
-    queue_timeout: float,
-    project: Path | None,
+    workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None, project: Path | None, **options: Any
 ) -> None:
-    """Serve POST /tools/{name} and GET /openapi.json with uvicorn.
+    """Serve POST /tools/{name}, GET /openapi.json, MCP at /mcp and GET /healthz with uvicorn.
 
     Half-sent requests time out (408), connections past the limit get 503, and
     the memory calls and responses hold is bounded; excess requests wait, then
-    get 503 with Retry-After.
+    get 503 with Retry-After. Hosts other than loopback and --host get 421,
+    foreign browser origins 403, and, with tokens, calls without one 401.
     """
-    from toolproof.runtime.serve.http import HttpApp, HttpLimits
-    from toolproof.runtime.serve.http_server import serve as serve_app
-
     config = project_or_exit(project)
     runtime = runtime_or_exit(config, workspace, skills, toolset)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
-    limits = HttpLimits(
-        head_timeout=head_timeout,
-        body_timeout=body_timeout,
-        send_timeout=send_timeout,
-        max_connections=max_connections,
-        max_calls=max_calls,
-        max_in_flight_bytes=max_in_flight_bytes,
-        queue_timeout=queue_timeout,
-    )
-    serve_app(HttpApp(runtime, package=config.package, limits=limits), host=host, port=port)
+    _serve_http(config, runtime, options)
 
 
 @click.command()

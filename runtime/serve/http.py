@@ -38,7 +38,7 @@ from toolproof.runtime.result import json_bytes
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 from toolproof.runtime.template import Template
 
-__all__ = ["SESSION_HEADER", "HttpApp", "HttpLimits"]
+__all__ = ["SESSION_HEADER", "Budget", "HttpApp", "HttpLimits", "header", "read_body"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -80,7 +80,7 @@ class HttpLimits:
     """Seconds a request waits for a call slot or for its share of bytes before 503 with ``Retry-After``."""
 
 
-class _Budget:
+class Budget:
     """Units shared by concurrent requests, granted first come, first served."""
 
     def __init__(self, total: int) -> None:
@@ -166,8 +166,8 @@ class HttpApp:
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }
-        self._calls = _Budget(self.limits.max_calls)
-        self._bytes = _Budget(max(self.limits.max_in_flight_bytes, self.max_response))
+        self._calls = Budget(self.limits.max_calls)
+        self._bytes = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -193,7 +193,7 @@ class HttpApp:
     async def _call(self, scope: Scope, receive: Receive, send: Send, name: str) -> None:
         try:
             async with asyncio.timeout(self.limits.body_timeout):
-                body = await _body(receive, self.max_body)
+                body = await read_body(receive, self.max_body)
         except TimeoutError:
             message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
             await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
@@ -211,7 +211,7 @@ class HttpApp:
             await _json(send, 400, {"code": INVALID_ARGUMENTS, "message": message})
             return
         del body
-        session = _header(scope, SESSION_HEADER)
+        session = header(scope, SESSION_HEADER)
         if not await self._calls.acquire(1, self.limits.queue_timeout):
             await _busy(send, "tool calls")
             return
@@ -257,7 +257,8 @@ class HttpApp:
                 return
 
 
-def _header(scope: Scope, name: str) -> str | None:
+def header(scope: Scope, name: str) -> str | None:
+    """The value of the request header ``name`` (matched case-insensitively), or None."""
     wanted = name.encode("latin-1")
     for key, value in scope.get("headers", ()):
         if key.lower() == wanted:
@@ -265,7 +266,8 @@ def _header(scope: Scope, name: str) -> str | None:
     return None
 
 
-async def _body(receive: Receive, limit: int) -> bytes | None:
+async def read_body(receive: Receive, limit: int) -> bytes | None:
+    """The request body; None when it passes ``limit`` bytes, b"" when the client left."""
     chunks: list[bytes] = []
     size = 0
     while True:

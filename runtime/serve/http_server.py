@@ -34,15 +34,15 @@ import asyncio
 import logging
 import resource
 from dataclasses import replace
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol
 
 import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolproof.runtime.files.access import MAX_OPEN_DIRS
-from toolproof.runtime.serve.http import HttpApp, HttpLimits
+from toolproof.runtime.serve.http import HttpLimits, Receive, Scope, Send
 
-__all__ = ["BACKLOG", "MAX_HEAD_BYTES", "affordable_connections", "raise_descriptor_limit", "serve"]
+__all__ = ["BACKLOG", "MAX_HEAD_BYTES", "LimitedApp", "affordable_connections", "raise_descriptor_limit", "serve"]
 
 _log = logging.getLogger("toolproof.http")
 
@@ -224,7 +224,15 @@ def affordable_connections(limits: HttpLimits, descriptors: int) -> int:
     return max(1, min(limits.max_connections, descriptors - spare))
 
 
-def serve(app: HttpApp, *, host: str, port: int) -> None:
+class LimitedApp(Protocol):
+    """An ASGI 3 application that carries the limits it is served within (``HttpApp``, ``ToolproofApp``)."""
+
+    limits: HttpLimits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
+def serve(app: LimitedApp, *, host: str, port: int) -> None:
     """Serve ``app`` on ``host:port`` until interrupted, within ``app.limits``."""
     import uvicorn
 

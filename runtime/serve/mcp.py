@@ -19,6 +19,24 @@ are served, and any request that carries the 2026-07-28 envelope (the
 revision has no handshake, each request says its version. Every other request
 gets an Invalid Request error.
 
+One protocol core serves both transports: ``McpServer.answer`` answers one
+decoded message; stdio (``serve_stdio``, here) and Streamable HTTP
+(``toolproof.runtime.serve.streamable``) only move bytes. A transport may tell
+``answer`` which era a request belongs to (HTTP decides it from the
+``MCP-Protocol-Version`` header): a request known to be 2026-07-28 must carry
+the whole envelope (protocol version and client capabilities, else -32602),
+and the methods that revision removed (``initialize``, ``ping``,
+``logging/setLevel``) are not found there. Every 2026-07-28 result carries
+``resultType`` and the server's info in ``_meta``; cacheable ones (``server/discover``,
+``tools/list``) carry ``ttlMs`` and ``cacheScope``. A server built with
+``handshake=False`` (HTTP, which keeps no sessions) serves 2025 requests
+without a prior ``initialize``, as stateless operation allows.
+
+Progress and log notifications a handler reports (``ToolContext.progress``,
+``ToolContext.log``) reach the caller through the ``notify`` callback the
+transport passes to ``answer``: progress only when the request carried a
+``progressToken``, log messages only at or above the level the client asked for.
+
 Request ids are strings or integers (JSON-RPC, MCP); a request with any other
 id is answered with Invalid Request and id null. Integers of any size stay
 exact both ways (the standard library reads and writes those orjson cannot),
@@ -34,10 +52,12 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Final
 
 from toolproof import __version__
+from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.printable import encodable_json, is_encodable
 from toolproof.runtime.result import json_bytes, json_value
@@ -48,7 +68,10 @@ __all__ = [
     "HANDSHAKE_VERSIONS",
     "MAX_MESSAGE_BYTES",
     "MODERN_VERSIONS",
+    "SUPPORTED_VERSIONS",
     "McpServer",
+    "Notify",
+    "envelope_problem",
     "is_request_id",
     "serve_stdio",
 ]
@@ -57,18 +80,31 @@ _log = logging.getLogger("toolproof.mcp")
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS: Final = ("2026-07-28",)
+SUPPORTED_VERSIONS: Final = (*MODERN_VERSIONS, *reversed(HANDSHAKE_VERSIONS))
+"""Every revision served, newest first (``server/discover``, and -32022's ``supported``)."""
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+STDIO_WORKERS: Final = 8
+"""Tool calls a stdio connection runs at once."""
 LIST_TTL_MS: Final = 60_000
 ERROR_META_KEY: Final = "dev.toolproof/error"
 """Where an ``isError`` result carries the catalogued ``{code, message}``."""
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INTERNAL_ERROR = -32603
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32021, -32022
 _VERSION_META = "io.modelcontextprotocol/protocolVersion"
+_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+_LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 _BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
 """Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
+_REMOVED_IN_2026: Final = frozenset({"initialize", "ping", "logging/setLevel"})
+"""Methods a request known to be 2026-07-28 cannot call (that revision removed them)."""
+LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""MCP (syslog) log levels, least severe first."""
+
+Notify = Callable[[Mapping[str, Any]], None]
+"""Where a transport takes the notifications one request produces (progress, log messages)."""
 
 
 def is_request_id(value: object) -> bool:
@@ -81,7 +117,7 @@ def is_request_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _encode_message(message: Mapping[str, Any]) -> bytes:
+def encode_message(message: Mapping[str, Any]) -> bytes:
     """A JSON-RPC message as one line of UTF-8 JSON; never raises.
 
     Integers of any size are written exactly; a lone surrogate becomes U+FFFD;
@@ -122,18 +158,50 @@ class McpServer:
         session: the session id tokens bind to (default: fresh per connection).
     """
 
-    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE, session: str | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        package: str = BUILTIN_PACKAGE,
+        session: str | None = None,
+        handshake: bool = True,
+    ) -> None:
         self.runtime = runtime
         self.session = session or f"mcp-{os.urandom(8).hex()}"
+        self.handshake = handshake
+        """Whether 2025 requests need ``initialize`` first (a stdio connection); False serves them statelessly."""
         self.protocol_version: str | None = None
+        self.log_level: str | None = None
+        """The level ``logging/setLevel`` asked for (2025 revisions); no log notifications until one is set."""
+        self.notify: Notify | None = None
+        """Where notifications go when ``answer`` is given no ``notify`` (a stdio connection's output)."""
         self._initialized = False
         self._tools = _listing(runtime, package)
         self._names = {tool["name"] for tool in self._tools}
         self._info = {"name": "toolproof", "version": __version__}
-        self._capabilities = {"tools": {"listChanged": False}}
+        self._capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
 
     def handle(self, message: Any) -> dict[str, Any] | None:
-        """The response to one decoded JSON-RPC message, or None when none is due."""
+        """The response to one decoded JSON-RPC message, or None when none is due (what stdio asks)."""
+        return self.answer(message)
+
+    def answer(
+        self,
+        message: Any,
+        *,
+        modern: bool | None = None,
+        notify: Notify | None = None,
+        session: str | None = None,
+    ) -> dict[str, Any] | None:
+        """The response to one decoded JSON-RPC message, or None when none is due, as a transport sees it.
+
+        Args:
+            message: the decoded JSON-RPC message.
+            modern: True when the transport knows the request is 2026-07-28 (its envelope is then
+                required whole), False when it knows it is not; None lets the envelope decide.
+            notify: takes the notifications the request produces before its answer.
+            session: the session tool calls bind to (default: this server's).
+        """
         if not isinstance(message, Mapping):
             return _error(None, INVALID_REQUEST, "a JSON-RPC message is an object (batches are not supported)")
         request_id = message.get("id")
@@ -150,14 +218,19 @@ class McpServer:
         params = message.get("params") or {}
         if not isinstance(params, Mapping):
             return _error(request_id, INVALID_PARAMS, "params must be an object")
-        handler = self._methods.get(method)
-        if handler is None:
-            return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         meta = _meta(params)
-        if method != "initialize" and _VERSION_META in meta:
-            if meta[_VERSION_META] not in MODERN_VERSIONS:
-                return _unsupported(request_id, meta[_VERSION_META])
-        elif method not in _BEFORE_INITIALIZE and not self.initialized:
+        if modern:
+            problem = envelope_problem(params)
+            if problem is not None:
+                return _error(request_id, INVALID_PARAMS, problem)
+        enveloped = modern is not False and method != "initialize" and _VERSION_META in meta
+        if enveloped and meta[_VERSION_META] not in MODERN_VERSIONS:
+            return _unsupported(request_id, meta[_VERSION_META])
+        handler = self._methods.get(method)
+        if handler is None or (modern and method in _REMOVED_IN_2026):
+            return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        # 2026-07-28 has no handshake: each request says its version.
+        if not enveloped and method not in _BEFORE_INITIALIZE and self.handshake and not self.initialized:
             return _error(
                 request_id,
                 INVALID_REQUEST,
@@ -165,39 +238,56 @@ class McpServer:
                 f"or carry _meta[{_VERSION_META!r}] (protocol {MODERN_VERSIONS[-1]})",
             )
         try:
-            return handler(self, request_id, params)
+            request = _Request(request_id, params, notify or self.notify, session or self.session)
+            answer = handler(self, request)
         except Exception:  # a bug of ours: answer, log, keep serving
             _log.exception("MCP %s failed", method)
             return _error(request_id, INTERNAL_ERROR, "Internal error")
+        if enveloped and "result" in answer:
+            result = answer["result"]
+            result["resultType"] = "complete"
+            result.setdefault("_meta", {}).setdefault(_SERVER_INFO_META, self._info)
+        return answer
 
     @property
     def initialized(self) -> bool:
         """Whether ``initialize`` has been answered on this connection."""
         return self._initialized
 
-    def _initialize(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-        asked = params.get("protocolVersion")
-        self.protocol_version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
-        self._initialized = True
+    def _initialize(self, request: _Request) -> dict[str, Any]:
+        asked = request.params.get("protocolVersion")
+        version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+        if self.handshake:  # a stateless server keeps nothing between requests
+            self.protocol_version = version
+            self._initialized = True
         result = {
-            "protocolVersion": self.protocol_version,
+            "protocolVersion": version,
             "capabilities": self._capabilities,
             "serverInfo": self._info,
         }
-        return _result(request_id, result)
+        return _result(request.id, result)
 
-    def _discover(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-        if not self._initialized:
+    def _discover(self, request: _Request) -> dict[str, Any]:
+        if not self._initialized and self.handshake:
             self.protocol_version = MODERN_VERSIONS[-1]
         result = {
-            "supportedVersions": list(MODERN_VERSIONS),
-            "capabilities": self._capabilities,
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": {"tools": {}},  # 2026-07-28: no list_changed subscriptions, logging per request
             "_meta": {_SERVER_INFO_META: self._info},
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "public",  # the same for every caller
         }
-        return _result(request_id, result)
+        return _result(request.id, result)
 
-    def _ping(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-        return _result(request_id, {})
+    def _ping(self, request: _Request) -> dict[str, Any]:
+        return _result(request.id, {})
+
+    def _set_level(self, request: _Request) -> dict[str, Any]:
+        level = request.params.get("level")
+        if level not in LOG_LEVELS:
+            return _error(request.id, INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
+        self.log_level = level
+        return _result(request.id, {})
 
     @property
     def modern(self) -> bool:
@@ -209,14 +299,15 @@ class McpServer:
         """Whether a request speaks 2026-07-28: it carries that revision's envelope (checked in ``handle``)."""
         return _VERSION_META in _meta(params)
 
-    def _list_tools(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _list_tools(self, request: _Request) -> dict[str, Any]:
         result: dict[str, Any] = {"tools": self._tools}
-        if self._is_modern(params):
-            # The list never changes while this server runs; it depends on this connection's roots.
-            result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private", "resultType": "complete"})
-        return _result(request_id, result)
+        if self._is_modern(request.params):
+            # The list never changes while this server runs; it depends on this host's roots.
+            result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private"})
+        return _result(request.id, result)
 
-    def _call_tool(self, request_id: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _call_tool(self, request: _Request) -> dict[str, Any]:
+        request_id, params = request.id, request.params
         name = params.get("name")
         if not isinstance(name, str):
             return _error(request_id, INVALID_PARAMS, "params.name must be a string")
@@ -225,21 +316,72 @@ class McpServer:
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, Mapping):
             return _error(request_id, INVALID_PARAMS, "params.arguments must be an object")
-        result = self.runtime.call(name, arguments or {}, session=self.session)
+        blocks: list[dict[str, Any]] = []
+        with reporting(self._reporter(request, blocks)):
+            result = self.runtime.call(name, arguments or {}, session=request.session)
         payload = result.to_mcp()
-        if self._is_modern(params):
-            payload["resultType"] = "complete"
+        if result.error is None:
+            payload["content"].extend(blocks)  # after the rendered text, which every transport carries
         if result.error is not None:
             payload["_meta"] = {ERROR_META_KEY: {"code": result.error.code, "message": result.error.message}}
         return _result(request_id, payload)
 
-    _methods: ClassVar[Mapping[str, Callable[[McpServer, Any, Mapping[str, Any]], dict[str, Any]]]] = {
+    def _reporter(self, request: _Request, blocks: list[dict[str, Any]]) -> Callable[[str, Mapping[str, Any]], None]:
+        """What turns a handler's reports into this request's notifications, and its content blocks into ``blocks``."""
+        notify = request.notify
+        meta = _meta(request.params)
+        token = meta.get("progressToken")
+        if self._is_modern(request.params):
+            level = meta.get(_LOG_LEVEL_META)  # 2026-07-28: per request, and none when absent
+        else:
+            level = self.log_level
+        floor = LOG_LEVELS.index(level) if level in LOG_LEVELS else None
+
+        def report(kind: str, params: Mapping[str, Any]) -> None:
+            if kind == "content":
+                blocks.append(dict(params))
+            elif notify is None:
+                return
+            elif kind == "progress" and is_request_id(token):
+                progress = {"progressToken": token, **params}
+                notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress})
+            elif kind == "message" and floor is not None and LOG_LEVELS.index(params["level"]) >= floor:
+                notify({"jsonrpc": "2.0", "method": "notifications/message", "params": dict(params)})
+
+        return report
+
+    _methods: ClassVar[Mapping[str, Callable[[McpServer, _Request], dict[str, Any]]]] = {
         "initialize": _initialize,
         "server/discover": _discover,
         "ping": _ping,
+        "logging/setLevel": _set_level,
         "tools/list": _list_tools,
         "tools/call": _call_tool,
     }
+
+
+class _Request:
+    """One request as a method sees it: its id, params, where its notifications go, its session."""
+
+    __slots__ = ("id", "notify", "params", "session")
+
+    def __init__(self, request_id: Any, params: Mapping[str, Any], notify: Notify | None, session: str) -> None:
+        self.id = request_id
+        self.params = params
+        self.notify = notify
+        self.session = session
+
+
+def envelope_problem(params: Mapping[str, Any]) -> str | None:
+    """What a 2026-07-28 request's ``_meta`` lacks (None when whole): the version and the client's capabilities."""
+    meta = params.get("_meta")
+    if not isinstance(meta, Mapping):
+        return "Invalid params: params._meta is required (protocol 2026-07-28)"
+    if not isinstance(meta.get(_VERSION_META), str):
+        return f"Invalid params: params._meta[{_VERSION_META!r}] is required"
+    if not isinstance(meta.get(_CAPABILITIES_META), Mapping):
+        return f"Invalid params: params._meta[{_CAPABILITIES_META!r}] is required (an object)"
+    return None
 
 
 def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -249,8 +391,7 @@ def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _unsupported(request_id: Any, asked: Any) -> dict[str, Any]:
-    supported = [*HANDSHAKE_VERSIONS, *MODERN_VERSIONS]
-    data = {"supported": supported, "requested": asked}
+    data = {"supported": list(SUPPORTED_VERSIONS), "requested": asked}
     return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {asked}", data)
 
 
@@ -278,22 +419,32 @@ def _read_message(stream: BinaryIO) -> bytes | None:
     return line
 
 
-def serve_stdio(server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """Serve one connection on stdin/stdout until stdin ends.
+def serve_stdio(
+    server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, workers: int = STDIO_WORKERS
+) -> None:
+    """Serve one connection on stdin/stdout until stdin ends (then let the calls in flight answer).
 
-    Messages are answered in order, each as soon as it is read: every tool call
-    is bounded (size caps, no blocking opens), and a thread hop per call would
-    cost more than most calls take.
+    Tool calls run on ``workers`` threads, so a long read never delays a
+    ``ping`` or a short call; every other method is answered at once, in order,
+    on the reading thread (they are cheap, and ``initialize`` must precede what
+    follows it). At most ``4 * workers`` calls wait for a thread; past that the
+    loop stops reading until one finishes, so memory stays bounded.
+    ``notifications/cancelled`` naming a call in flight suppresses its answer,
+    and a call not yet started is not run at all (a running handler is not
+    interrupted: handlers are bounded, and Python threads cannot be stopped).
     """
     reader = stdin or sys.stdin.buffer
     writer = stdout or sys.stdout.buffer
     lock = threading.Lock()
     closed = threading.Event()
+    slots = threading.BoundedSemaphore(4 * workers)
+    cancelled: set[Any] = set()
+    in_flight: set[Any] = set()
 
     def send(response: Mapping[str, Any] | None) -> None:
         if response is None or closed.is_set():
             return
-        data = _encode_message(response)
+        data = encode_message(response)
         with lock:
             try:
                 writer.write(data)
@@ -301,23 +452,60 @@ def serve_stdio(server: McpServer, stdin: BinaryIO | None = None, stdout: Binary
             except (BrokenPipeError, ValueError, OSError):
                 closed.set()  # the client went away; finish quietly
 
-    while not closed.is_set():
-        line = _read_message(reader)
-        if line is None:
-            break
-        if not line.strip():
-            if line == b"":
-                send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
-            continue
+    def answer(message: Any) -> dict[str, Any] | None:
         try:
-            message = json_value(line)
-        except (ValueError, RecursionError):
-            send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
-            continue
-        try:
-            response = server.handle(message)
+            return server.handle(message)
         except Exception:  # a server that answers with an exception still leaves the loop serving
             _log.exception("an MCP message could not be handled")
             request_id = message.get("id") if isinstance(message, Mapping) else None
-            response = _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
-        send(response)
+            return _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
+
+    def call(message: Mapping[str, Any], key: Any) -> None:
+        try:
+            with lock:
+                skip = key in cancelled
+            response = None if skip else answer(message)
+            with lock:
+                skip = key in cancelled
+                cancelled.discard(key)
+                in_flight.discard(key)
+            if not skip:
+                send(response)
+        finally:
+            slots.release()
+
+    server.notify = send
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
+        while not closed.is_set():
+            line = _read_message(reader)
+            if line is None:
+                break
+            if not line.strip():
+                if line == b"":
+                    send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                continue
+            try:
+                message = json_value(line)
+            except (ValueError, RecursionError):
+                send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
+                continue
+            if isinstance(message, Mapping) and message.get("method") == "notifications/cancelled":
+                params = message.get("params")
+                key = _key(params.get("requestId")) if isinstance(params, Mapping) else None
+                with lock:
+                    if key is not None and key in in_flight:
+                        cancelled.add(key)
+                continue
+            if isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message:
+                key = _key(message.get("id"))
+                slots.acquire()
+                with lock:
+                    in_flight.add(key)
+                pool.submit(call, message, key)
+                continue
+            send(answer(message))
+
+
+def _key(request_id: Any) -> Any:
+    """A request id as a set key: ``1`` and ``"1"`` stay apart, and anything unhashable becomes None."""
+    return (type(request_id).__name__, request_id) if is_request_id(request_id) else None

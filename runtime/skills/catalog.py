@@ -31,7 +31,16 @@ from toolproof.runtime.files.decoding import DecodeError, decode
 from toolproof.runtime.printable import is_printable, one_line, printable
 from toolproof.runtime.skills.frontmatter import parse_skill
 
-__all__ = ["SKILL_FILES", "Skill", "SkillCatalog", "Summary", "builtin_skills_dir"]
+__all__ = [
+    "ENUM_FALLBACK",
+    "IDENTITY_GUIDELINE",
+    "SKILL_FILES",
+    "Skill",
+    "SkillCatalog",
+    "Summary",
+    "builtin_skills_dir",
+    "spec_spelling",
+]
 
 SKILL_FILES: Final = ("SKILL.md", "SKILL.MD")
 """The file names a skill's document may have, in order of preference."""
@@ -40,6 +49,15 @@ MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
 _NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
 """What ``os.listdir`` makes of bytes that are not UTF-8 (surrogate escapes)."""
+_SPEC_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+ENUM_FALLBACK: Final = ("data_analysis",)
+"""The skill-name enum when no skill is found (read_skill's document): a schema with an empty enum is refused."""
+IDENTITY_GUIDELINE: Final = (
+    "- When the user's request matches a skill's purpose (e.g. generate test data, analyze data, document schema), "
+    "call {tool} first to load the workflow instructions, then follow them."
+)
+"""The guideline read_skill's document (section 2.2) adds to the agent's identity, for ``{tool}``."""
+SummaryFormat = Literal["plain", "xml"]
 
 _log = logging.getLogger("toolproof.skills")
 
@@ -97,6 +115,14 @@ def _is_link(folder: Directory, name: str) -> bool:
         return False
 
 
+def spec_spelling(name: str) -> str | None:
+    """How the Agent Skills spec would write ``name`` (lowercase, single hyphens), or None if it already does."""
+    if _SPEC_NAME.fullmatch(name):
+        return None
+    spelled = "-".join(part for part in re.split(r"[^a-z0-9]+", name.lower()) if part)
+    return spelled or None
+
+
 def _name_problem(name: str) -> str | None:
     """Why a folder name cannot be a skill's name, or None when it can."""
     if _NOT_UTF8.search(name):
@@ -112,6 +138,7 @@ class SkillCatalog:
 
     skills: dict[str, Skill] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    _builtin_notes: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def discover(cls, folders: Iterable[str | Path], *, builtin: Path | None = None, log: bool = True) -> SkillCatalog:
@@ -128,8 +155,8 @@ class SkillCatalog:
         for folder in folders:
             catalog._scan(Path(folder), "workspace")
         catalog.skills = dict(sorted(catalog.skills.items()))
-        if log:
-            for line in catalog.problems():
+        if log:  # the built-in skills' known notes (their names' spelling) are shown by `toolproof skills`, not logged
+            for line in catalog.problems(builtin=False):
                 _log.warning("%s", line)
         return catalog
 
@@ -189,28 +216,50 @@ class SkillCatalog:
             else:
                 self.notes.append(f"skill '{name}' in {folder} is shadowed by the one in {previous.folder}")
                 return
-        self.skills[name] = Skill(name, document.description, source, folder, document.problems)
+        problems = document.problems
+        spelled = spec_spelling(name)
+        if spelled is not None and spelled != name:  # reported, not refused: the folder's name is the skill's
+            note = (
+                f"skill '{name}' ({source}): the Agent Skills spec would write its name '{spelled}'; "
+                f"it is offered as '{name}', its folder's name"
+            )
+            self.notes.append(note)
+            if source == "builtin":
+                self._builtin_notes.add(note)
+        self.skills[name] = Skill(name, document.description, source, folder, problems)
 
     def names(self) -> list[str]:
         """Skill names, sorted."""
         return list(self.skills)
 
-    def problems(self) -> list[str]:
-        """Every note about the scan and every spec problem, one printable line each."""
-        lines = list(self.notes)
+    def enum_names(self) -> list[str]:
+        """The values of a skill-name enum: the names, or ``ENUM_FALLBACK`` when there is none."""
+        return self.names() or list(ENUM_FALLBACK)
+
+    def problems(self, *, builtin: bool = True) -> list[str]:
+        """Every note about the scan and every spec problem, one printable line each.
+
+        Args:
+            builtin: include the notes and problems of the built-in skills.
+        """
+        lines = [note for note in self.notes if builtin or note not in self._builtin_notes]
         for skill in self.skills.values():
-            lines.extend(f"skill '{skill.name}' ({skill.source}): {problem}" for problem in skill.problems)
+            if builtin or skill.source != "builtin":
+                lines.extend(f"skill '{skill.name}' ({skill.source}): {problem}" for problem in skill.problems)
         return [printable(line) for line in lines]
 
-    def summary(self, budget: int = 8000, *, tool: str = "read_skill") -> Summary:
+    def summary(self, budget: int = 8000, *, tool: str = "read_skill", fmt: SummaryFormat = "plain") -> Summary:
         """The skills section of a system prompt, at most ``budget`` characters.
 
-        Names and descriptions are made printable (``one_line``), XML-escaped
-        and folded onto one line each, so no line the skills did not earn
-        (a heading, a fake skill) can appear.
+        Names and descriptions are made printable (``one_line``) and folded
+        onto one line each, so no line the skills did not earn (a heading, a
+        fake skill) can appear. A description is written as it is; only the
+        ``xml`` format (``<available_skills>``) escapes it, as XML needs.
         When the budget runs out, a last line names the skills left out (or
         counts them, if even their names do not fit), so none is hidden silently.
         """
+        if fmt == "xml":
+            return self._xml_summary(budget)
         head = (
             "# Skills\n\n"
             f"Call {tool}(skill_name='<name>') to load full workflow instructions "
@@ -223,7 +272,7 @@ class SkillCatalog:
         for i, name in enumerate(names):
             skill = self.skills[name]
             safe = html.escape(printable(name), quote=True)
-            description = html.escape(one_line(skill.description) or "(no description)", quote=False)
+            description = one_line(skill.description) or "(no description)"
             line = f"  - {safe}: {description} — call {tool}(skill_name='{safe}') to load instructions when relevant\n"
             rest = names[i + 1 :]
             reserve = len(_omitted_line(rest)) if rest else 0
@@ -240,6 +289,31 @@ class SkillCatalog:
                 tail = f"  ({len(omitted)} more skills not shown)\n"
             text += tail
         return Summary(text, tuple(included), tuple(omitted))
+
+    def _xml_summary(self, budget: int) -> Summary:
+        """``<available_skills>`` with one ``<skill>`` element a line, names and descriptions XML-escaped."""
+        head, tail = "<available_skills>\n", "</available_skills>\n"
+        lines: list[str] = []
+        used = len(head) + len(tail)
+        included: list[str] = []
+        for name, skill in self.skills.items():
+            description = html.escape(one_line(skill.description) or "(no description)", quote=False)
+            line = (
+                f"<skill><name>{html.escape(printable(name), quote=False)}</name>"
+                f"<description>{description}</description></skill>\n"
+            )
+            if used + len(line) > budget:
+                break
+            lines.append(line)
+            used += len(line)
+            included.append(name)
+        omitted = tuple(name for name in self.skills if name not in included)
+        return Summary(head + "".join(lines) + tail, tuple(included), omitted)
+
+    @staticmethod
+    def identity(tool: str = "read_skill") -> str:
+        """The identity guideline of read_skill's document (section 2.2), naming ``tool``."""
+        return IDENTITY_GUIDELINE.format(tool=tool)
 
 
 def _omitted_line(names: list[str]) -> str:

@@ -231,6 +231,10 @@ class SkillGate:
         """The SKILL.md's current text."""
         return self._current()[0]
 
+    def versioned_document(self) -> tuple[str, bytes]:
+        """(text, digest) of one version of the SKILL.md: pass the digest to ``token`` so both agree."""
+        return self._current()
+
     def _current(self) -> tuple[str, bytes]:
         """(text, sha256) of the SKILL.md as it is now.
 

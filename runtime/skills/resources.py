@@ -55,7 +55,7 @@ class Skills:
 
     def enum_values(self, source: str) -> list[str] | None:
         """The discovered skill names for the ``skills`` enum source."""
-        return self.catalog.names() if source == "skills" else None
+        return self.catalog.enum_names() if source == "skills" else None
 
 
 class SkillGates:

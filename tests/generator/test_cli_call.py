@@ -213,6 +213,6 @@ def test_skills_prints_the_summary_and_its_problems(runner: CliRunner, tmp_path:
     result = runner.invoke(cli, ["skills", "--skills", str(tmp_path)])
 
     assert result.exit_code == 0
-    assert "  - data-analysis: " in result.stdout
+    assert "  - data_analysis: " in result.stdout
     assert "  - Bad: x — call read_skill(skill_name='Bad') to load instructions when relevant" in result.stdout
     assert "warning: skill 'Bad' (workspace): 'name' 'Bad' must be lowercase" in result.stderr

@@ -151,12 +151,12 @@ def test_the_dynamic_enum_lists_the_builtin_skills_in_every_export() -> None:
     mcp = {t["name"]: t for t in _load("mcp", "all")["tools"]}
 
     assert openai["read_skill"]["function"]["parameters"]["properties"]["skill_name"]["enum"] == [
-        "data-analysis",
-        "test-data-factory",
+        "data_analysis",
+        "test_data_factory",
     ]
     assert mcp["read_skill"]["inputSchema"]["properties"]["skill_name"]["enum"] == [
-        "data-analysis",
-        "test-data-factory",
+        "data_analysis",
+        "test_data_factory",
     ]
 
 

@@ -255,7 +255,7 @@ def test_a_hostile_session_name_is_escaped_in_the_audit_and_still_gets_its_token
 def test_a_result_over_the_hosts_cap_is_response_too_large(runtime: Runtime) -> None:
     tools = bind(load_specs(modules=("read_file",)), check_extra=False)
     small = Runtime(tools, resources=runtime.resources, max_result_bytes=10_000)
-    token = small.call("read_file", {"path": "builtin://read_file/SKILL.md", "limit": 1}).output["skillToken"]
+    token = small.call("read_file", {"path": "builtin://read_file/SKILL.md"}).output["skillToken"]
 
     result = small.call("read_file", {"path": "lines.txt", "skillToken": token})
 

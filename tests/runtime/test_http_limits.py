@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolproof.runtime.serve import http as http_module
-from toolproof.runtime.serve.http import HttpApp, HttpLimits, _Budget, _json_pieces
+from toolproof.runtime.serve.http import Budget, HttpApp, HttpLimits, _json_pieces
 from toolproof.runtime.serve.http_server import BACKLOG, MAX_HEAD_BYTES, affordable_connections
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -62,8 +62,9 @@ def _server(skills: Path, tmp_path: Path, *options: str) -> Iterator[int]:
     """``toolproof serve http`` on a free loopback port, stopped afterwards; yields the port."""
     port = _free_port()
     log = (tmp_path / f"server-{port}.log").open("wb")
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--port", str(port), "--skills", str(skills)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "toolproof", "serve", "http", "--port", str(port), "--skills", str(skills), *options],
+        [*command, "--allow-host", "test", *options],  # the raw requests here say "Host: test"
         stdout=subprocess.DEVNULL,
         stderr=log,
         cwd=tmp_path,
@@ -368,7 +369,7 @@ def test_json_pieces_join_to_the_json_of_the_whole(value: Any) -> None:
 
 def test_the_budget_grants_in_order_and_gives_up_after_the_timeout() -> None:
     async def scenario() -> list[object]:
-        budget = _Budget(10)
+        budget = Budget(10)
         assert await budget.acquire(8, 1)
         big = asyncio.ensure_future(budget.acquire(5, 5))
         small = asyncio.ensure_future(budget.acquire(1, 0.05))  # first come, first served: behind the big one

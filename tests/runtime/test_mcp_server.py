@@ -51,7 +51,7 @@ def _params(roots: tuple[Path, Path]) -> StdioServerParameters:
 CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("read_file_in_skill", {"skill_name": "calculator", "file_path": "examples/basic.py"}, "x = 1\n"),
     ("get_skill", {"skill_name": "calculator"}, '{"skill_name": "calculator", "documentation": "# Calculator\\n"}'),
-    ("read_skill", {"skill_name": "data-analysis"}, "# Data analysis"),
+    ("read_skill", {"skill_name": "data_analysis"}, "# Data analysis"),
     ("file-read", {"path": "notes.txt", "max_lines": 2}, "Read lines 1-2 of 3 (truncated to 2 lines)"),
     ("read_file", {"path": "builtin://read_file/SKILL.md", "limit": 2}, "1\t---\n2\tname: read_file"),
 ]
@@ -114,7 +114,7 @@ def test_a_hundred_concurrent_calls_all_answer_correctly(roots: tuple[Path, Path
 def test_the_skill_gate_binds_tokens_to_the_connection(roots: tuple[Path, Path]) -> None:
     async def token_from_a_connection() -> str:
         async with Client(_params(roots)) as client:
-            doc = await client.call_tool("read_file", {"path": "builtin://read_file/SKILL.md", "limit": 1})
+            doc = await client.call_tool("read_file", {"path": "builtin://read_file/SKILL.md"})
             assert doc.structured_content is not None
             token = str(doc.structured_content["skillToken"])
             again = await client.call_tool("read_file", {"path": "notes.txt", "skillToken": token})
@@ -371,3 +371,40 @@ def test_a_lone_surrogate_in_a_method_name_is_answered_in_valid_utf8() -> None:
     out = _serve_in_process([b'{"jsonrpc": "2.0", "id": 1, "method": "x\\udcff"}'])
 
     assert out == [{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: x\ufffd"}}]
+
+
+def test_progress_log_messages_and_attached_blocks_of_a_handler_reach_a_stdio_client() -> None:
+    project = Path(__file__).resolve().parents[1] / "conformance_project"
+    proc = subprocess.Popen(
+        [*SERVER, "--project", str(project)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(_request(1, "initialize", HANDSHAKE) + b"\n")
+        proc.stdin.write(_request(2, "logging/setLevel", {"level": "info"}) + b"\n")
+        progress = {"name": "test_tool_with_progress", "_meta": {"progressToken": "t"}}
+        proc.stdin.write(_request(3, "tools/call", progress) + b"\n")
+        proc.stdin.write(_request(4, "tools/call", {"name": "test_tool_with_logging"}) + b"\n")
+        proc.stdin.write(_request(5, "tools/call", {"name": "test_image_content"}) + b"\n")
+        proc.stdin.flush()
+        messages: list[dict[str, Any]] = []
+        while len([m for m in messages if "id" in m]) < 5:
+            messages.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(20)
+        proc.stdout.close()
+
+    notes = [m for m in messages if "id" not in m]
+    answers = {m["id"]: m for m in messages if "id" in m}
+    assert [n["params"]["progress"] for n in notes if n["method"] == "notifications/progress"] == [0, 50, 100]
+    assert {n["params"]["progressToken"] for n in notes if n["method"] == "notifications/progress"} == {"t"}
+    logged = [n["params"] for n in notes if n["method"] == "notifications/message"]
+    assert [entry["data"] for entry in logged] == [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    assert {entry["level"] for entry in logged} == {"info"}
+    image = answers[5]["result"]["content"]
+    assert image[0]["type"] == "text" and image[1]["type"] == "image" and image[1]["mimeType"] == "image/png"

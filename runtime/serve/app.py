@@ -1,0 +1,197 @@
+"""The one ASGI application a host deploys: MCP at ``/mcp``, the REST routes, and ``/healthz``.
+
+Every request but the health check passes three gates first, in this order:
+
+1. **Host**: the ``Host`` header must name an allowed host (by default
+   ``localhost``, ``127.0.0.1``, ``[::1]`` and the address the server binds),
+   else 421 Misdirected Request. With the Origin check this defeats DNS
+   rebinding: a page on ``evil.example`` whose name now points at 127.0.0.1
+   still sends ``Host: evil.example``.
+2. **Origin**: a request that carries an ``Origin`` header must come from an
+   allowed origin (by default loopback origins on any port), else 403, as the
+   MCP transport specification requires. Requests without one (not from a
+   browser) pass.
+3. **Bearer token**, when the host was given tokens: ``Authorization: Bearer
+   <token>`` must match one of them (compared in constant time over the bytes),
+   else 401 with ``WWW-Authenticate: Bearer``. OAuth protected-resource
+   metadata (RFC 9728, ``resource_metadata=`` in that header) is the next step
+   for hosts that need per-user tokens; it is not served yet.
+
+``/healthz`` answers 200 ``{"status":"ok"}`` to any GET, unauthenticated, so a
+load balancer can probe it; it says nothing about the tools. Refusals are
+logged at INFO with the offending header made printable and cut short; a
+token never reaches the log, right or wrong.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+from urllib.parse import urlsplit
+
+import orjson
+
+from toolproof.runtime.printable import one_line, printable
+from toolproof.runtime.serve.http import HttpApp, HttpLimits, Receive, Scope, Send, header
+from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
+
+__all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
+
+_log = logging.getLogger("toolproof.http")
+
+HEALTH: Final = "/healthz"
+TOKENS_ENV: Final = "TOOLPROOF_AUTH_TOKENS"
+_LOOPBACK: Final = ("localhost", "127.0.0.1", "[::1]")
+_LOGGED_CHARS: Final = 120
+
+
+def _host_name(value: str) -> str:
+    """The host of a ``Host`` header value (``[::1]:8000`` → ``[::1]``), lowercased."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _bracketed(host: str) -> str:
+    """``host`` as it appears in a Host header: IPv6 addresses in brackets."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Security:
+    """Who may talk to the app: allowed hosts, allowed origins, bearer tokens (none: no authentication)."""
+
+    hosts: frozenset[str] = frozenset(_LOOPBACK)
+    """Host names (no port) the ``Host`` header may carry; IPv6 in brackets."""
+    origins: frozenset[str] = frozenset()
+    """Origins (``scheme://host[:port]``) allowed besides loopback ones, which are allowed on any port."""
+    tokens: tuple[bytes, ...] = field(default=(), repr=False)
+    """Accepted bearer tokens; empty means the app asks for none."""
+
+    @classmethod
+    def build(
+        cls, bound: str, allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (), tokens: Iterable[str] = ()
+    ) -> Security:
+        """The default policy for a server bound to ``bound``, widened by the given hosts and origins."""
+        hosts = {*_LOOPBACK, _bracketed(bound), *(_bracketed(host) for host in allow_hosts)}
+        origins = {origin.strip().rstrip("/").lower() for origin in allow_origins}
+        return cls(frozenset(hosts), frozenset(origins), tuple(token.encode("utf-8") for token in tokens))
+
+    def host_allowed(self, value: str | None) -> bool:
+        """Whether a ``Host`` header value names an allowed host (a missing one does not)."""
+        return value is not None and _host_name(value) in self.hosts
+
+    def origin_allowed(self, value: str | None) -> bool:
+        """Whether an ``Origin`` header value is allowed (a missing one is: the request is not from a browser)."""
+        if value is None:
+            return True
+        origin = value.strip().rstrip("/").lower()
+        if origin in self.origins:
+            return True
+        parts = urlsplit(origin)
+        hostname = parts.netloc.rsplit(":", 1)[0] if not parts.netloc.startswith("[") else _host_name(parts.netloc)
+        return parts.scheme in ("http", "https") and hostname in _LOOPBACK
+
+    def token_allowed(self, authorization: str | None) -> bool:
+        """Whether an ``Authorization`` header carries an accepted bearer token (always, when none is set).
+
+        Every token is compared, in constant time, whichever matches: the time taken says nothing about them.
+        """
+        if not self.tokens:
+            return True
+        scheme, _, presented = (authorization or "").strip().partition(" ")
+        given = presented.strip().encode("latin-1", "replace")  # the header's bytes, as they came
+        matched = False
+        for token in self.tokens:
+            matched |= hmac.compare_digest(given, token)
+        return matched and scheme.lower() == "bearer"
+
+
+def load_tokens(path: Path | None, environ: dict[str, str] | None = None) -> list[str]:
+    """The bearer tokens from ``TOOLPROOF_AUTH_TOKENS`` (comma-separated) and ``path`` (one a line, ``#`` comments).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a token holds whitespace, or is shorter than 16 characters (too easy to guess).
+    """
+    env = os.environ if environ is None else environ
+    tokens = [token.strip() for token in env.get(TOKENS_ENV, "").split(",") if token.strip()]
+    if path is not None:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                tokens.append(line.strip())
+    for number, token in enumerate(tokens, 1):
+        if len(token) < 16 or any(char.isspace() for char in token):
+            raise ValueError(f"auth token #{number} is shorter than 16 characters or holds whitespace")
+    return tokens
+
+
+def _shown(value: str | None) -> str:
+    """A header value as it may be logged: one printable line, cut short."""
+    return printable(one_line(value or ""))[:_LOGGED_CHARS]
+
+
+class ToolproofApp:
+    """The ASGI 3 application of one host: ``/healthz``, then the gates, then ``/mcp`` or the REST routes.
+
+    Args:
+        rest: the REST application (``/tools/{name}``, ``/openapi.json``).
+        mcp: the Streamable HTTP endpoint.
+        security: the gates (default: loopback hosts and origins, no token).
+    """
+
+    def __init__(self, rest: HttpApp, mcp: StreamableMcp, security: Security | None = None) -> None:
+        self.rest = rest
+        self.mcp = mcp
+        self.security = security if security is not None else Security()
+        self.limits: HttpLimits = rest.limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.rest(scope, receive, send)  # lifespan
+            return
+        path = scope["path"]
+        if path == HEALTH:
+            await _answer(send, 200 if scope["method"] in ("GET", "HEAD") else 405, {"status": "ok"})
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            status, payload, extra = refusal
+            await _answer(send, status, payload, extra)
+            return
+        if path == ENDPOINT:
+            await self.mcp(scope, receive, send)
+        else:
+            await self.rest(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, dict[str, str], list[tuple[bytes, bytes]]] | None:
+        """Why the gates refuse this request, as (status, body, extra headers); None when it may pass."""
+        host = header(scope, "host")
+        if not self.security.host_allowed(host):
+            _log.info("refused a request for host %s", _shown(host))
+            return 421, {"code": "misdirected_request", "message": "this server does not answer for that host"}, []
+        origin = header(scope, "origin")
+        if not self.security.origin_allowed(origin):
+            _log.info("refused a request from origin %s", _shown(origin))
+            return 403, {"code": "forbidden", "message": "requests from this origin are not allowed"}, []
+        authorization = header(scope, "authorization")
+        if not self.security.token_allowed(authorization):
+            wrong = authorization is not None
+            _log.info("refused a request with %s bearer token", "a wrong" if wrong else "no")
+            challenge = 'Bearer realm="toolproof"' + (', error="invalid_token"' if wrong else "")
+            payload = {"code": "unauthorized", "message": "a valid bearer token is required"}
+            return 401, payload, [(b"www-authenticate", challenge.encode())]
+        return None
+
+
+async def _answer(send: Send, status: int, payload: object, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = orjson.dumps(payload)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

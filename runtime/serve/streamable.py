@@ -1,0 +1,334 @@
+"""MCP over Streamable HTTP: one endpoint, both protocol eras, no sessions.
+
+Each POST carries one JSON-RPC message. Which era it speaks is decided per
+request, as the specification and the official SDKs do: an
+``MCP-Protocol-Version`` header naming anything but a 2025-or-earlier revision
+means 2026-07-28 (stateless: the request's ``_meta`` envelope must be whole, the
+``Mcp-Method`` and ``Mcp-Name`` routing headers must match the body, and an
+unknown version gets -32022 with the versions we speak); otherwise the request
+is served as 2025-11-25, whose ``initialize`` is answered without a session id
+(the specification lets a server keep none), so every later request stands
+alone too and any worker behind a balancer can answer it.
+
+Answers: a notification (or, before 2026-07-28, a response) gets 202 and no
+body; a request gets its answer as one line of JSON, under the status the
+error code maps to (400 for malformed requests and protocol errors, 404 for an
+unknown method). When the handler reports progress or log messages, and the
+client accepts ``text/event-stream``, the answer becomes a per-request SSE
+stream: the notifications, then the response, then the end of the stream. A
+client that accepts only ``text/event-stream`` always gets one. GET and DELETE
+get 405 (no standalone stream, no session to end).
+
+Bounded like the REST routes (``HttpLimits``): the body must arrive within
+``body_timeout`` and hold at most ``MAX_MESSAGE_BYTES``; tool calls share the
+``max_calls`` slots, waiting at most ``queue_timeout`` before 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from toolproof.runtime.result import json_value
+from toolproof.runtime.serve.http import Budget, HttpLimits, Receive, Scope, Send, header, read_body
+from toolproof.runtime.serve.mcp import (
+    HANDSHAKE_VERSIONS,
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MAX_MESSAGE_BYTES,
+    METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY,
+    MODERN_VERSIONS,
+    PARSE_ERROR,
+    SUPPORTED_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    McpServer,
+    encode_message,
+    envelope_problem,
+    is_request_id,
+)
+
+__all__ = ["ENDPOINT", "StreamableMcp", "http_status"]
+
+_log = logging.getLogger("toolproof.mcp.http")
+
+ENDPOINT: Final = "/mcp"
+_BAD_REQUEST_CODES: Final = frozenset(
+    {
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        INVALID_PARAMS,
+        HEADER_MISMATCH,
+        MISSING_CLIENT_CAPABILITY,
+        UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
+_NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""Methods whose ``Mcp-Name`` header mirrors a param, and which param."""
+_JSON: Final = "application/json"
+_SSE: Final = "text/event-stream"
+
+
+def http_status(answer: Mapping[str, Any]) -> int:
+    """The HTTP status of a JSON-RPC answer: 400 for malformed or refused requests, 404 for unknown methods."""
+    error = answer.get("error")
+    if not isinstance(error, Mapping):
+        return 200
+    code = error.get("code")
+    if code in _BAD_REQUEST_CODES:
+        return 400
+    return 404 if code == METHOD_NOT_FOUND else 200
+
+
+def _is_modern(version: str | None) -> bool:
+    """Whether a request's ``MCP-Protocol-Version`` header puts it on the 2026-07-28 (stateless) path."""
+    return version is not None and version not in HANDSHAKE_VERSIONS
+
+
+def _decoded_name(value: str) -> str | None:
+    """An ``Mcp-Name`` header's value: trimmed, and ``=?base64?...?=`` decoded (None when that is broken)."""
+    value = value.strip(" \t")
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return value
+
+
+def _header_problem(scope: Scope, message: Mapping[str, Any], version: str) -> str | None:
+    """How a 2026-07-28 request's routing headers disagree with its body (None when they agree)."""
+    method = message.get("method")
+    params = message.get("params")
+    params = params if isinstance(params, Mapping) else {}
+    meta = params.get("_meta")
+    if isinstance(meta, Mapping) and meta.get("io.modelcontextprotocol/protocolVersion") != version:
+        return "Header mismatch: MCP-Protocol-Version differs from _meta's protocol version"
+    if header(scope, "mcp-method") != method:
+        return "Header mismatch: Mcp-Method is missing or differs from the body's method"
+    key = _NAMED.get(method) if isinstance(method, str) else None
+    if key is not None:
+        sent = header(scope, "mcp-name")
+        if sent is None or _decoded_name(sent) != params.get(key):
+            return f"Header mismatch: Mcp-Name is missing or differs from params.{key}"
+    return None
+
+
+def _accepts(scope: Scope) -> tuple[bool, bool]:
+    """Whether the client accepts JSON and SSE answers (a missing Accept header accepts both)."""
+    accept = header(scope, "accept")
+    if accept is None:
+        return True, True
+    kinds = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+    every = bool(kinds & {"*/*", "application/*"})
+    return every or _JSON in kinds, "*/*" in kinds or _SSE in kinds or "text/*" in kinds
+
+
+def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id if is_request_id(request_id) else None, "error": error}
+
+
+class StreamableMcp:
+    """The ASGI application of the MCP endpoint, over one stateless protocol core.
+
+    Args:
+        server: the protocol core; built with ``handshake=False``, as no request may rely on an earlier one.
+        limits: the app's bounds (body timeout, call slots, queue timeout).
+    """
+
+    def __init__(self, server: McpServer, limits: HttpLimits) -> None:
+        self.server = server
+        self.limits = limits
+        self._calls = Budget(limits.max_calls)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await _plain(send, 405, _error(None, INVALID_REQUEST, "Method not allowed: POST only"), allow="POST")
+            return
+        content_type = (header(scope, "content-type") or "").split(";", 1)[0].strip().lower()
+        if content_type != _JSON:
+            await _plain(send, 415, _error(None, INVALID_REQUEST, "Unsupported Media Type: send application/json"))
+            return
+        json_ok, sse_ok = _accepts(scope)
+        if not (json_ok or sse_ok):
+            await _plain(send, 406, _error(None, INVALID_REQUEST, f"Not Acceptable: accept {_JSON} or {_SSE}"))
+            return
+        try:
+            async with asyncio.timeout(self.limits.body_timeout):
+                body = await read_body(receive, MAX_MESSAGE_BYTES)
+        except TimeoutError:
+            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+            await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
+            return
+        if body is None:
+            await _plain(send, 413, _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+            return
+        try:
+            message = json_value(body)
+        except (ValueError, RecursionError):
+            await _plain(send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON"))
+            return
+        del body
+        if not isinstance(message, Mapping):
+            await _plain(send, 400, _error(None, INVALID_REQUEST, "Body must be a single JSON-RPC message object"))
+            return
+        await self._message(scope, receive, send, message, json_ok, sse_ok)
+
+    async def _message(
+        self, scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any], json_ok: bool, sse_ok: bool
+    ) -> None:
+        version = header(scope, "mcp-protocol-version")
+        modern = _is_modern(version)
+        request_id = message.get("id")
+        if "method" not in message or "id" not in message:  # a notification, or a response
+            if modern and version not in MODERN_VERSIONS:
+                await _plain(send, 400, _unsupported(None, version))
+            elif modern and "method" not in message:
+                await _plain(send, 400, _error(None, INVALID_REQUEST, "2026-07-28 clients send no responses"))
+            else:
+                self.server.handle(message)  # nothing to answer; the core checks its shape
+                await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
+                await send({"type": "http.response.body", "body": b""})
+            return
+        if modern and version is not None:
+            params = message.get("params")
+            problem = envelope_problem(params) if isinstance(params, Mapping) else "Invalid params: an object"
+            if problem is not None:
+                await _plain(send, 400, _error(request_id, INVALID_PARAMS, problem))
+                return
+            problem = _header_problem(scope, message, version)
+            if problem is not None:
+                await _plain(send, 400, _error(request_id, HEADER_MISMATCH, problem))
+                return
+        era: bool | None = True if modern else (False if version is not None else None)
+        session = header(scope, "x-toolproof-session")
+        if message.get("method") != "tools/call":
+            answer = self.server.answer(message, modern=era, session=session)
+            if answer is not None:
+                await _plain(send, http_status(answer), answer, sse=sse_ok and not json_ok)
+            return
+        if not await self._calls.acquire(1, self.limits.queue_timeout):
+            busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
+            await _plain(send, 503, busy, retry_after=True)
+            return
+        try:
+            await self._call(receive, send, message, era, session, json_ok, sse_ok)
+        finally:
+            self._calls.release(1)
+
+    async def _call(
+        self,
+        receive: Receive,
+        send: Send,
+        message: Mapping[str, Any],
+        era: bool | None,
+        session: str | None,
+        json_ok: bool,
+        sse_ok: bool,
+    ) -> None:
+        """Run a tool call in a worker thread; stream its notifications as SSE when it reports any."""
+        loop = asyncio.get_running_loop()
+        notes: asyncio.Queue[Mapping[str, Any]] = asyncio.Queue()
+
+        def notify(note: Mapping[str, Any]) -> None:
+            loop.call_soon_threadsafe(notes.put_nowait, note)
+
+        def run() -> tuple[dict[str, Any] | None, bytes]:
+            answer = self.server.answer(message, modern=era, notify=notify if sse_ok else None, session=session)
+            return answer, (encode_message(answer).rstrip(b"\n") if answer is not None else b"")
+
+        work = asyncio.ensure_future(asyncio.to_thread(run))
+        streaming = sse_ok and not json_ok
+        if streaming:
+            await _start_sse(send)
+        while True:
+            waiter = asyncio.ensure_future(notes.get())
+            done, _ = await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:
+                waiter.cancel()
+                break
+            if not streaming:
+                streaming = True
+                await _start_sse(send)
+            await _event(send, encode_message(waiter.result()).rstrip(b"\n"))
+        answer, encoded = work.result()
+        while not notes.empty():  # reported just before the call returned
+            if not streaming:
+                streaming = True
+                await _start_sse(send)
+            await _event(send, encode_message(notes.get_nowait()).rstrip(b"\n"))
+        if answer is None:
+            answer = _error(message.get("id"), INTERNAL_ERROR, "Internal error")
+            encoded = encode_message(answer).rstrip(b"\n")
+        if streaming:
+            await _event(send, encoded)
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            await _raw(send, http_status(answer), encoded)
+
+
+def _unsupported(request_id: Any, version: str | None) -> dict[str, Any]:
+    data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
+    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {version}", data)
+
+
+def _json_headers(length: int) -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", _JSON.encode()), (b"content-length", str(length).encode())]
+
+
+async def _raw(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [*_json_headers(len(body)), *(extra or [])]}
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _plain(
+    send: Send,
+    status: int,
+    answer: Mapping[str, Any],
+    *,
+    allow: str | None = None,
+    close: bool = False,
+    retry_after: bool = False,
+    sse: bool = False,
+) -> None:
+    """Write one JSON-RPC message as the whole response (an SSE stream of one event when ``sse``)."""
+    encoded = encode_message(answer).rstrip(b"\n")
+    if sse and status == 200:
+        await _start_sse(send)
+        await _event(send, encoded)
+        await send({"type": "http.response.body", "body": b""})
+        return
+    extra: list[tuple[bytes, bytes]] = []
+    if allow is not None:
+        extra.append((b"allow", allow.encode()))
+    if close:
+        extra.append((b"connection", b"close"))
+    if retry_after:
+        extra.append((b"retry-after", b"1"))
+    await _raw(send, status, encoded, extra)
+
+
+async def _start_sse(send: Send) -> None:
+    headers = [
+        (b"content-type", _SSE.encode()),
+        (b"cache-control", b"no-cache, no-transform"),
+        (b"x-accel-buffering", b"no"),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+
+
+async def _event(send: Send, data: bytes) -> None:
+    await send(
+        {"type": "http.response.body", "body": b"event: message\r\ndata: " + data + b"\r\n\r\n", "more_body": True}
+    )

@@ -1,0 +1,1 @@
+"""The MCP conformance fixture project (a toolproof project inside the tests)."""

@@ -1,0 +1,1 @@
+"""Handlers of the MCP conformance fixture tools, one module per contract."""

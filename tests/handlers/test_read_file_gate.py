@@ -1,0 +1,70 @@
+"""The gateway read_file hands out its skillToken as its document says: in the text, for a complete read only."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolproof.handlers import read_file
+from toolproof.runtime.context import Resources, ToolContext
+from toolproof.runtime.files.workspace import Workspace
+from toolproof.runtime.skills.gate import SkillGate
+from toolproof.runtime.skills.resources import SkillGates
+from toolproof.runtime.spec import load_specs
+from toolproof.runtime.toolbox import builtin_runtime
+
+SKILL_MD = "builtin://read_file/SKILL.md"
+
+
+def _ctx(tmp_path: Path) -> tuple[ToolContext, SkillGates]:
+    spec = next(spec for spec in load_specs() if spec.name == "read_file")
+    gates = SkillGates(b"gate-test-secret")
+    return ToolContext("read_file", "s1", spec, Resources([Workspace((tmp_path,)), gates])), gates
+
+
+def test_the_token_and_the_text_of_one_skill_md_read_come_from_the_same_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    versions: Iterator[tuple[str, bytes]] = iter(
+        [(text, hashlib.sha256(text.encode()).digest()) for text in ("version one\n", "version two\n")] * 3
+    )
+    monkeypatch.setattr(SkillGate, "_current", lambda self: next(versions))  # an edit lands after each read
+    ctx, gates = _ctx(tmp_path)
+    assert ctx.spec is not None
+
+    output = read_file.handle({"path": SKILL_MD}, ctx)
+
+    assert output["content"] == "1\tversion one"
+    assert output.get("skillToken") == gates.gate(ctx.spec).token(
+        "s1", digest=hashlib.sha256(b"version one\n").digest()
+    )
+
+
+def test_a_partial_read_of_the_skill_md_hands_out_no_token(tmp_path: Path) -> None:
+    runtime = builtin_runtime(workspace=[tmp_path], gate_secret=b"gate-test-secret")
+
+    partial = runtime.call("read_file", {"path": SKILL_MD, "offset": 5, "limit": 3}, session="s1")
+    from_two = runtime.call("read_file", {"path": SKILL_MD, "offset": 2}, session="s1")
+    whole = runtime.call("read_file", {"path": SKILL_MD}, session="s1")
+
+    assert partial.output is not None and "skillToken" not in partial.output
+    assert from_two.output is not None and "skillToken" not in from_two.output
+    assert "skillToken: " not in partial.text and "skillToken: " not in from_two.text
+    assert whole.output is not None
+    assert whole.text.endswith(
+        f"\n\nskillToken: {whole.output['skillToken']}\nPass this skillToken in every other read_file call."
+    )
+
+
+def test_the_skill_token_reaches_a_text_only_caller(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    runtime = builtin_runtime(workspace=[tmp_path], gate_secret=b"gate-test-secret")
+    text = runtime.call("read_file", {"path": SKILL_MD}, session="s1").text
+    token = text.rsplit("skillToken: ", 1)[1].split("\n", 1)[0]
+
+    result = runtime.call("read_file", {"path": "a.txt", "skillToken": token}, session="s1")
+
+    assert result.ok and result.text == "1\talpha"

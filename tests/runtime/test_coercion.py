@@ -1,0 +1,302 @@
+"""Whole-number floats in integer parameters reach handlers as ints, through every way in.
+
+JSON Schema counts ``2.0`` as an integer, so validation passes it; the handlers
+are typed ``int`` and used to fail with ``internal_error``. Every integer
+parameter of every built-in contract is driven here with whole-number floats
+through the Python API, the CLI, MCP over stdio, HTTP and every adapter, and
+must give exactly the result the same call gives with ints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from toolproof.runtime.coercion import coerce_integers, plan_for
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.result import ToolResult
+from toolproof.runtime.serve.adapters import (
+    anthropic_tool_results,
+    gemini_function_responses,
+    mcp_tools_call,
+    openai_chat_tool_messages,
+    openai_responses_outputs,
+)
+from toolproof.runtime.serve.http import SESSION_HEADER, HttpApp
+from toolproof.runtime.spec import load_specs
+from toolproof.runtime.toolbox import builtin_runtime
+
+SECRET = "coercion-test-secret-32-bytes-ok"
+SESSION = "coercion"
+SKILL_MD = "builtin://read_file/SKILL.md"
+
+BASE: dict[str, dict[str, Any]] = {"file-read": {"path": "notes.txt"}, "read_file": {"path": "notes.txt"}}
+"""Arguments that read something, per tool with integer parameters."""
+
+VALUES: dict[tuple[str, str], int] = {
+    ("file-read", "start_line"): 2,
+    ("file-read", "end_line"): 3,
+    ("file-read", "max_lines"): 2,
+    ("read_file", "offset"): 2,
+    ("read_file", "limit"): 2,
+}
+"""A value for every integer parameter of every built-in contract."""
+
+
+def _integer_parameters(schema: Any, path: str = "") -> Iterator[str]:
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        yield path
+    for name, sub in (schema.get("properties") or {}).items():
+        yield from _integer_parameters(sub, f"{path}.{name}" if path else name)
+    yield from _integer_parameters(schema.get("items"), f"{path}[]")
+
+
+def _cases() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(tool, arguments with ints, the same with whole-number floats): one per parameter, and all at once."""
+    cases = []
+    for tool, base in BASE.items():
+        params = {name: value for (owner, name), value in VALUES.items() if owner == tool}
+        for name, value in params.items():
+            cases.append((tool, {**base, name: value}, {**base, name: float(value)}))
+        everything = {name: float(value) for name, value in params.items()}
+        cases.append((tool, {**base, **params}, {**base, **everything}))
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("coercion")
+    ws, skills = base / "ws", base / "skills"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("one\ntwo\nthree\nfour\nfive\n", encoding="utf-8")
+    (skills / "calculator").mkdir(parents=True)
+    (skills / "calculator" / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
+    return ws, skills
+
+
+@pytest.fixture(scope="module")
+def runtime(roots: tuple[Path, Path]) -> Runtime:
+    ws, skills = roots
+    return builtin_runtime(workspace=[ws], skills=[skills], gate_secret=SECRET.encode("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def token(runtime: Runtime) -> str:
+    result = runtime.call("read_file", {"path": SKILL_MD}, session=SESSION)
+    assert result.output is not None
+    return str(result.output["skillToken"])
+
+
+def _with_token(tool: str, args: dict[str, Any], token: str) -> dict[str, Any]:
+    return {**args, "skillToken": token} if tool == "read_file" else args
+
+
+def _expected(runtime: Runtime, tool: str, ints: dict[str, Any], token: str) -> ToolResult:
+    result = runtime.call(tool, _with_token(tool, ints, token), session=SESSION)
+    assert result.ok, result
+    return result
+
+
+def test_every_integer_parameter_of_every_builtin_contract_is_driven() -> None:
+    found = {(spec.name, path) for spec in load_specs() for path in _integer_parameters(spec.input_schema)}
+
+    assert found == set(VALUES)
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_in_the_python_api(
+    runtime: Runtime, token: str
+) -> None:
+    for tool, ints, floats in CASES:
+        result = runtime.call(tool, _with_token(tool, floats, token), session=SESSION)
+
+        assert result.to_dict() == _expected(runtime, tool, ints, token).to_dict(), (tool, floats)
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_as_json_text(
+    runtime: Runtime, token: str
+) -> None:
+    for tool, ints, floats in CASES:
+        text = json.dumps(_with_token(tool, floats, token))
+        assert ".0" in text
+        result = runtime.call(tool, text, session=SESSION)
+
+        assert result.to_dict() == _expected(runtime, tool, ints, token).to_dict(), (tool, text)
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_through_the_cli(
+    runtime: Runtime, token: str, roots: tuple[Path, Path]
+) -> None:
+    ws, skills = roots
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": SECRET}
+    for tool, ints, floats in [CASES[-1], *(case for case in CASES if case[0] == "read_file")][:3]:
+        command = [
+            sys.executable,
+            "-m",
+            "toolproof",
+            "call",
+            tool,
+            "--args",
+            json.dumps(_with_token(tool, floats, token)),
+        ]
+        command += ["--workspace", str(ws), "--skills", str(skills), "--session", SESSION]
+        done = subprocess.run(
+            command, capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=False
+        )
+
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == _expected(runtime, tool, ints, token).to_dict(), (tool, floats)
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_over_mcp_stdio(
+    runtime: Runtime, roots: tuple[Path, Path]
+) -> None:
+    ws, skills = roots
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolproof", "serve", "mcp", "--workspace", str(ws), "--skills", str(skills)],
+        env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET},
+    )
+
+    async def session() -> None:
+        async with Client(params) as client:
+            gate = await client.call_tool("read_file", {"path": SKILL_MD})
+            assert gate.structured_content is not None
+            mcp_token = str(gate.structured_content["skillToken"])
+            for tool, ints, floats in CASES:
+                with_floats = await client.call_tool(tool, _with_token(tool, floats, mcp_token))
+                with_ints = await client.call_tool(tool, _with_token(tool, ints, mcp_token))
+
+                assert with_floats.is_error is False, (tool, floats, with_floats)
+                assert with_floats.content == with_ints.content
+                assert with_floats.structured_content == with_ints.structured_content
+
+    anyio.run(session)
+
+
+def _asgi_post(app: HttpApp, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+    """POST ``body`` to ``app`` in process, as an ASGI server would; the status and the parsed answer."""
+
+    async def run() -> tuple[int, Any]:
+        sent: list[dict[str, Any]] = []
+        payload = json.dumps(body).encode("utf-8")
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode("ascii"),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode("ascii")),
+                (SESSION_HEADER.encode("ascii"), SESSION.encode("ascii")),
+            ],
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        messages = [{"type": "http.request", "body": payload, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)  # type: ignore[arg-type]
+        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+        data = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+        return status, json.loads(data)
+
+    return asyncio.run(run())
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_over_http(
+    runtime: Runtime, token: str
+) -> None:
+    app = HttpApp(runtime)
+    paths = {spec.name: f"/tools/{spec.name}" for spec in runtime.specs}
+    for tool, ints, floats in CASES:
+        with_floats = _asgi_post(app, paths[tool], _with_token(tool, floats, token))
+        with_ints = _asgi_post(app, paths[tool], _with_token(tool, ints, token))
+
+        assert with_floats[0] == 200, (tool, floats, with_floats)
+        assert with_floats == with_ints
+
+
+def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_in_every_adapter(
+    runtime: Runtime, token: str
+) -> None:
+    for tool, ints, floats in CASES:
+        expected = _expected(runtime, tool, ints, token)
+        args = _with_token(tool, floats, token)
+        chat = {
+            "choices": [
+                {"message": {"tool_calls": [{"id": "c", "function": {"name": tool, "arguments": json.dumps(args)}}]}}
+            ]
+        }
+        responses = {"output": [{"type": "function_call", "call_id": "c", "name": tool, "arguments": json.dumps(args)}]}
+        anthropic = {"content": [{"type": "tool_use", "id": "c", "name": tool, "input": args}]}
+        gemini = {"candidates": [{"content": {"parts": [{"functionCall": {"name": tool, "args": args}}]}}]}
+        mcp = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}
+
+        assert openai_chat_tool_messages(runtime, chat, session=SESSION)[0]["content"] == expected.text
+        assert openai_responses_outputs(runtime, responses, session=SESSION)[0]["output"] == expected.text
+        block = anthropic_tool_results(runtime, anthropic, session=SESSION)["content"][0]
+        assert block["content"] == expected.text and "is_error" not in block
+        part = gemini_function_responses(runtime, gemini, session=SESSION)["parts"][0]
+        assert part["functionResponse"]["response"] == {"output": expected.text}
+        assert mcp_tools_call(runtime, mcp, session=SESSION)["result"] == expected.to_mcp()
+
+
+def test_whole_number_floats_become_ints_only_where_the_schema_says_integer() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "maybe": {"type": ["integer", "null"]},
+            "ratio": {"type": "number"},
+            "nested": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+            "list": {"type": "array", "items": {"type": "integer"}},
+            "named": {"type": "string"},
+        },
+        "additionalProperties": {"type": "integer"},
+    }
+    plan = plan_for(schema)
+    assert plan is not None
+    value = {"n": 3.0, "maybe": 4.0, "ratio": 2.0, "nested": {"depth": 1.0}, "list": [1.0, 2.0], "named": 1.0, "x": 5.0}
+
+    fixed = coerce_integers(plan, value)
+
+    assert fixed == {"n": 3, "maybe": 4, "ratio": 2.0, "nested": {"depth": 1}, "list": [1, 2], "named": 1.0, "x": 5}
+    assert [type(fixed[k]) for k in ("n", "maybe", "ratio", "named", "x")] == [int, int, float, float, int]
+    assert type(fixed["nested"]["depth"]) is int and all(type(i) is int for i in fixed["list"])
+
+
+def test_nothing_is_copied_when_no_float_stands_for_an_integer() -> None:
+    plan = plan_for({"type": "object", "properties": {"n": {"type": "integer"}}})
+    assert plan is not None
+    value = {"n": 3, "other": 2.5}
+
+    assert coerce_integers(plan, value) is value
+    assert coerce_integers(plan, {"n": 2.5}) == {"n": 2.5}
+    assert coerce_integers(plan, {"n": True}) == {"n": True}
+    assert plan_for({"type": "object", "properties": {"s": {"type": "string"}}}) is None

@@ -1,0 +1,333 @@
+"""MCP over Streamable HTTP, against a live ``toolproof serve mcp --transport http`` on loopback.
+
+Driven by the official MCP SDK client in both protocol eras, and by raw HTTP for
+the status codes, headers and refusals the specification prescribes.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from toolproof.runtime.serve.http import HttpLimits
+from toolproof.runtime.serve.mcp import McpServer
+from toolproof.runtime.serve.streamable import StreamableMcp
+from toolproof.runtime.toolbox import builtin_runtime
+
+SECRET = "streamable-test-secret-32-bytes!"
+TOKEN = "a-token-of-more-than-16-characters"
+MODERN = "2026-07-28"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _start(roots: tuple[Path, Path], env: dict[str, str]) -> Iterator[Server]:
+    ws, skills = roots
+    port = _free_port()
+    command = [sys.executable, "-m", "toolproof", "serve", "mcp", "--transport", "http", "--port", str(port)]
+    command += ["--workspace", str(ws), "--skills", str(skills)]
+    process = subprocess.Popen(
+        command, env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET, **env}, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            status, _, _ = _request(port, "GET", "/healthz")
+            if status == 200:
+                break
+        except OSError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError(f"the server did not start: {process.communicate(timeout=5)[1]!r}")
+        time.sleep(0.05)
+    yield Server(port, process)
+    process.terminate()
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("streamable")
+    ws, skills = base / "ws", base / "skills"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (skills / "calculator" / "examples").mkdir(parents=True)
+    (skills / "calculator" / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
+    (skills / "calculator" / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
+    return ws, skills
+
+
+@pytest.fixture(scope="module")
+def server(roots: tuple[Path, Path]) -> Iterator[Server]:
+    yield from _start(roots, {"TOOLPROOF_AUTH_TOKENS": ""})
+
+
+@pytest.fixture(scope="module")
+def guarded(roots: tuple[Path, Path]) -> Iterator[Server]:
+    yield from _start(roots, {"TOOLPROOF_AUTH_TOKENS": f"{TOKEN},another-token-0123456789"})
+
+
+def _request(
+    port: int, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """One raw HTTP request to the server; the status, the headers (lowercased names) and the body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        sent = dict(headers or {})
+        skip_host = "Host" in sent
+        connection.putrequest(method, path, skip_host=skip_host, skip_accept_encoding=True)
+        data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode("utf-8"))
+        if body is not None:
+            sent.setdefault("Content-Type", "application/json")
+            sent["Content-Length"] = str(len(data))
+        for name, value in sent.items():
+            connection.putheader(name, value)
+        connection.endheaders(data or None)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+def _modern(
+    port: int, method: str, params: dict[str, Any] | None = None, extra: dict[str, str] | None = None, id_: int = 1
+) -> tuple[int, dict[str, str], bytes]:
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+        **(extra or {}),
+    }
+    message: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "method": method,
+        "params": {"_meta": ENVELOPE} if params is None else params,
+    }
+    if id_ >= 0:
+        message["id"] = id_
+    return _request(port, "POST", "/mcp", message, headers)
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_the_sdk_client_lists_tools_and_reads_a_file_in_a_skill_in_both_eras(server: Server, mode: str) -> None:
+    async def session() -> None:
+        with anyio.fail_after(30):
+            async with Client(server.url, mode=mode) as client:
+                assert client.protocol_version == ("2025-11-25" if mode == "legacy" else MODERN)
+                listed = await client.list_tools()
+                names = [tool.name for tool in listed.tools]
+                assert names == sorted(names) and "read_file_in_skill" in names
+                args = {"skill_name": "calculator", "file_path": "examples/basic.py"}
+                result = await client.call_tool("read_file_in_skill", args)
+                assert result.is_error is False
+                assert result.content[0].text.startswith("x = 1\n")  # type: ignore[union-attr]
+
+    anyio.run(session)
+
+
+def test_notifications_are_accepted_with_202_and_no_body_in_both_eras(server: Server) -> None:
+    legacy = _request(
+        server.port,
+        "POST",
+        "/mcp",
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+    )
+    modern = _modern(server.port, "notifications/cancelled", {"requestId": 7}, id_=-1)
+
+    assert (legacy[0], legacy[2]) == (202, b"")
+    assert (modern[0], modern[2]) == (202, b"")
+
+
+def test_get_and_delete_on_the_endpoint_get_405_allowing_post(server: Server) -> None:
+    for method in ("GET", "DELETE"):
+        status, headers, _ = _request(server.port, method, "/mcp", headers={"Accept": "text/event-stream"})
+        assert (status, headers["allow"]) == (405, "POST")
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {},
+        {"io.modelcontextprotocol/clientCapabilities": {}},
+        {"io.modelcontextprotocol/protocolVersion": MODERN},
+    ],
+)
+def test_a_2026_request_without_its_whole_envelope_gets_400_and_invalid_params(
+    server: Server, meta: dict[str, Any]
+) -> None:
+    status, _, body = _modern(server.port, "server/discover", {"_meta": meta} if meta else {}, id_=101)
+
+    answer = json.loads(body)
+    assert status == 400 and answer["id"] == 101 and answer["error"]["code"] == -32602
+
+
+def test_an_unsupported_version_gets_400_with_the_versions_we_speak(server: Server) -> None:
+    meta = {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "v999.0.0"}
+    status, _, body = _modern(server.port, "server/discover", {"_meta": meta}, {"MCP-Protocol-Version": "v999.0.0"})
+    _, _, discovered = _modern(server.port, "server/discover")
+
+    error = json.loads(body)["error"]
+    assert status == 400 and error["code"] == -32022
+    assert error["data"]["requested"] == "v999.0.0"
+    supported = json.loads(discovered)["result"]["supportedVersions"]
+    assert MODERN in error["data"]["supported"] and set(error["data"]["supported"]) <= set(supported)
+
+
+def test_a_header_that_disagrees_with_the_body_gets_400_header_mismatch(server: Server) -> None:
+    status, _, body = _modern(server.port, "tools/list", extra={"Mcp-Method": "tools/call"})
+    named = _modern(
+        server.port,
+        "tools/call",
+        {"name": "file-read", "arguments": {"path": "notes.txt"}, "_meta": ENVELOPE},
+        {"Mcp-Name": "read_file"},
+    )
+
+    assert status == 400 and json.loads(body)["error"]["code"] == -32020
+    assert named[0] == 400 and json.loads(named[2])["error"]["code"] == -32020
+
+
+def test_methods_2026_removed_get_404_method_not_found(server: Server) -> None:
+    for method in ("initialize", "ping", "logging/setLevel", "unknown/method"):
+        status, _, body = _modern(server.port, method)
+        assert status == 404 and json.loads(body)["error"]["code"] == -32601, method
+
+
+def test_2026_results_carry_result_type_and_cacheable_ones_their_caching_hints(server: Server) -> None:
+    _, _, listed = _modern(server.port, "tools/list")
+    call = {"name": "file-read", "arguments": {"path": "notes.txt"}, "_meta": ENVELOPE}
+    _, _, called = _modern(server.port, "tools/call", call, {"Mcp-Name": "=?base64?ZmlsZS1yZWFk?="})
+
+    result = json.loads(listed)["result"]
+    assert result["resultType"] == "complete" and result["ttlMs"] >= 0 and result["cacheScope"] in ("public", "private")
+    assert json.loads(called)["result"]["resultType"] == "complete"
+    assert b"\n" not in listed.rstrip(b"\n")  # one line: some harnesses read bodies line by line
+
+
+def test_a_client_that_accepts_only_event_streams_gets_one_event_then_the_end(server: Server) -> None:
+    status, headers, body = _modern(server.port, "tools/list", extra={"Accept": "text/event-stream"})
+
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    assert body.startswith(b"event: message\r\ndata: {") and body.endswith(b"\r\n\r\n")
+    assert json.loads(body.split(b"data: ", 1)[1])["result"]["tools"]
+
+
+def test_requests_without_a_token_or_with_a_wrong_one_get_401_and_the_right_one_passes(guarded: Server) -> None:
+    missing = _modern(guarded.port, "tools/list")
+    wrong = _modern(guarded.port, "tools/list", extra={"Authorization": "Bearer not-the-token-at-all-no"})
+    right = _modern(guarded.port, "tools/list", extra={"Authorization": f"Bearer {TOKEN}"})
+    health = _request(guarded.port, "GET", "/healthz")
+    rest = _request(guarded.port, "GET", "/openapi.json")
+
+    assert missing[0] == 401 and missing[1]["www-authenticate"].startswith("Bearer")
+    assert wrong[0] == 401 and 'error="invalid_token"' in wrong[1]["www-authenticate"]
+    assert right[0] == 200 and json.loads(right[2])["result"]["tools"]
+    assert health[0] == 200 and rest[0] == 401
+    guarded.process.terminate()
+    stderr = guarded.process.communicate(timeout=10)[1].decode("utf-8", "replace")
+    assert "not-the-token-at-all-no" not in stderr and TOKEN not in stderr
+
+
+def test_a_foreign_origin_gets_403_and_a_foreign_host_421_but_loopback_passes(server: Server) -> None:
+    origin = _modern(server.port, "server/discover", extra={"Origin": "http://evil.example.com"})
+    host = _modern(server.port, "server/discover", extra={"Host": "evil.example.com"})
+    local = _modern(
+        server.port,
+        "server/discover",
+        extra={"Host": f"127.0.0.1:{server.port}", "Origin": f"http://127.0.0.1:{server.port}"},
+    )
+    rest = _request(server.port, "GET", "/openapi.json", headers={"Host": "evil.example.com"})
+
+    assert origin[0] == 403 and host[0] == 421 and rest[0] == 421
+    assert local[0] == 200 and json.loads(local[2])["result"]["resultType"] == "complete"
+
+
+def test_the_rest_routes_are_served_by_the_same_app(server: Server) -> None:
+    status, _, body = _request(server.port, "POST", "/tools/file-read", {"path": "notes.txt"})
+
+    assert status == 200 and json.loads(body)["content"] == "1 | one\n2 | two\n3 | three"
+
+
+class _Reporting(McpServer):
+    """Reports progress twice through ``notify`` on tools/call, then answers."""
+
+    def answer(self, message: Any, **options: Any) -> dict[str, Any] | None:
+        notify = options.get("notify")
+        if isinstance(message, dict) and message.get("method") == "tools/call" and notify is not None:
+            for step in (50, 100):
+                params = {"progressToken": "p", "progress": step, "total": 100}
+                notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {"content": [], "resultType": "complete"}}
+        return super().answer(message, **options)
+
+
+def test_progress_a_call_reports_turns_its_answer_into_an_sse_stream_ending_with_the_response() -> None:
+    app = StreamableMcp(_Reporting(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "file-read", "_meta": ENVELOPE}}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": "file-read",
+    }
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    anyio.run(app, scope, receive, send)
+
+    assert sent[0]["status"] == 200 and (b"content-type", b"text/event-stream") in sent[0]["headers"]
+    stream = b"".join(message.get("body", b"") for message in sent[1:])
+    events = [json.loads(part.split(b"data: ", 1)[1]) for part in stream.split(b"\r\n\r\n") if part]
+    assert [event.get("params", {}).get("progress") for event in events[:2]] == [50, 100]
+    assert events[2]["id"] == 9 and "result" in events[2] and len(events) == 3
+    assert sent[-1] == {"type": "http.response.body", "body": b""}
