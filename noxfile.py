@@ -14,14 +14,16 @@ nox.options.error_on_missing_interpreters = True
 
 @nox.session
 def gen_check(session: nox.Session) -> None:
-    """Generated files are fresh: nothing stale, missing or orphaned."""
+    """Generated files are fresh: nothing stale, missing or orphaned (ours, and the conformance fixtures')."""
     session.run("toolproof", "gen", "--check")
+    session.run("toolproof", "gen", "--check", "--project", "tests/conformance_project")
 
 
 @nox.session
 def contracts(session: nox.Session) -> None:
     """Every contract passes every check."""
     session.run("toolproof", "lint")
+    session.run("toolproof", "lint", "--project", "tests/conformance_project")
 
 
 @nox.session
@@ -64,6 +66,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
     session.run("python", "benchmarks/files.py", *session.posargs)
     session.run("python", "benchmarks/serve.py", *session.posargs)
+    session.run("python", "benchmarks/peers.py", *session.posargs)
 
 
 @nox.session
