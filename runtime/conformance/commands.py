@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolproof.runtime.serve.options import project_option, project_or_exit
+from toolproof.runtime.serve.options import project_option, project_or_exit, specs_or_exit
 
 __all__ = ["conform"]
 
@@ -43,16 +43,9 @@ def conform(
     does not list is a failure.
     """
     from toolproof.runtime.conformance.mcp import LISTING, Outcome, run_conformance, write_junit
-    from toolproof.runtime.errors import RegistryError
-    from toolproof.runtime.toolbox import project_specs
 
     config = project_or_exit(project)
-    try:
-        specs = project_specs(config)
-    except RegistryError as exc:
-        for problem in exc.problems:
-            click.echo(problem, err=True)
-        sys.exit(1)
+    specs = specs_or_exit(config)
     unknown = sorted(set(tools) - {s.name for s in specs})
     if unknown:
         raise click.UsageError(f"{config.name} has no tool {', '.join(unknown)}")

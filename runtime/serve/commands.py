@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from toolproof.runtime.serve.options import host_options, project_option, project_or_exit, runtime_or_exit
+from toolproof.runtime.serve.options import (
+    host_options,
+    project_option,
+    project_or_exit,
+    runtime_or_exit,
+    specs_or_exit,
+)
 
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
@@ -287,16 +293,8 @@ def serve_http(
 @project_option
 def toolsets(project: Path | None) -> None:
     """List the project's tool sets and their tools (built-in sets it includes marked as such)."""
-    from toolproof.runtime.errors import RegistryError
-    from toolproof.runtime.toolbox import project_specs
-
     config = project_or_exit(project)
-    try:
-        specs = project_specs(config)
-    except RegistryError as exc:
-        for problem in exc.problems:
-            click.echo(problem, err=True)
-        sys.exit(1)
+    specs = specs_or_exit(config)
     sets: dict[str, list[str]] = {}
     included: set[str] = set()
     for spec in specs:

@@ -12,8 +12,9 @@ import click
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
+    from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["host_options", "project_option", "project_or_exit", "runtime_or_exit"]
+__all__ = ["host_options", "project_option", "project_or_exit", "runtime_or_exit", "specs_or_exit"]
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -80,3 +81,16 @@ def runtime_or_exit(
             click.echo(problem, err=True)
         sys.exit(1)
     return runtime
+
+
+def specs_or_exit(config: ProjectConfig) -> list[ToolSpec]:
+    """Every contract the project serves; exit 1 naming every problem when they cannot be loaded."""
+    from toolproof.runtime.errors import RegistryError
+    from toolproof.runtime.toolbox import project_specs
+
+    try:
+        return project_specs(config)
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem, err=True)
+        sys.exit(1)
