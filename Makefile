@@ -18,10 +18,14 @@ $(STAMP): pyproject.toml Makefile
 	# The TypeScript compiler checks the generated .d.ts files in the tests.
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent typescript@$(TYPESCRIPT)
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent ajv@8.20.0 ajv-formats@3.0.1  # tests/generator/test_ajv.py
+	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/server-filesystem@2026.8.31  # benchmarks/peers.py
 	# Node 22 (the suite needs fs.globSync) and the official MCP conformance suite, pinned: `latest` predates
 	# the 2026-07-28 revision. tests/runtime/test_mcp_conformance.py runs it against `serve mcp --transport http`.
 	npm install --prefix $(VENV)/node22 --no-audit --no-fund --silent node@22
 	npm install --prefix $(VENV)/conformance --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12
+	# haproxy: tests/runtime/test_scale_out.py balances `serve --workers` instances with it; wrk: benchmarks/http.py.
+	command -v haproxy || (apt-get update && apt-get install -y haproxy)
+	command -v wrk || (apt-get update && apt-get install -y wrk)
 	touch $(STAMP)
 
 gen: $(STAMP)

@@ -67,6 +67,8 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/files.py", *session.posargs)
     session.run("python", "benchmarks/serve.py", *session.posargs)
     session.run("python", "benchmarks/peers.py", *session.posargs)
+    session.run("python", "benchmarks/http_load.py", *session.posargs)
+    session.run("python", "benchmarks/gen.py", *session.posargs)
 
 
 @nox.session
@@ -74,3 +76,4 @@ def fuzz(session: nox.Session) -> None:
     """A long schemathesis run against the HTTP façade (TOOLPROOF_FUZZ_EXAMPLES per operation)."""
     examples = session.env.get("TOOLPROOF_FUZZ_EXAMPLES", "1000")
     session.run("pytest", "tests/runtime/test_http_fuzz.py", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})
+    session.run("pytest", "generated/tests", "-k", "fuzz or properties", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})

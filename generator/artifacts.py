@@ -37,7 +37,7 @@ CONVENTIONS: Final = {
     "expect": (
         "output: the structured result equals it; output_includes: those fields equal; output_has: those fields exist; "
         "text: the text the model reads equals it; text_contains: each part occurs in it; error: the error code; "
-        "message: the exact error message."
+        "message: the exact error message; error_output: the error's structured object equals it."
     ),
 }
 
@@ -49,6 +49,7 @@ def _error_schema(c: Contract) -> dict[str, Any]:
             "code": {"enum": [e.code for e in c.errors] + list(STANDARD_ERRORS)},
             "message": {"type": "string"},
             "hint": {"type": "string"},
+            "output": {"type": "object", "description": "The error as the contract's render.error_output builds it."},
         },
         "required": ["code", "message"],
         "additionalProperties": False,

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
@@ -44,8 +45,36 @@ def _meta_validator() -> Draft202012Validator:
     return Draft202012Validator(meta_schema())
 
 
+@cache
+def _meta_fast() -> Any:
+    return jsonschema_rs.Draft202012Validator(meta_schema(), validate_formats=False)
+
+
+def _fast(schema: Any) -> Any:
+    """A compiled jsonschema_rs validator for ``schema``, or None when it cannot compile one."""
+    try:
+        return jsonschema_rs.Draft202012Validator(schema, validate_formats=False)
+    except Exception:  # python-jsonschema will say what is wrong, if anything
+        return None
+
+
 def _sorted_errors(errors: Iterable[Any]) -> list[Any]:
     return sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
+
+
+def _errors(check: Draft202012Validator, fast: Any, instance: Any) -> list[Any]:
+    """Every error of ``instance``, most relevant first; the compiled validator clears the happy path.
+
+    python-jsonschema runs only when jsonschema_rs finds a problem (or cannot judge, e.g. a YAML
+    date), since only it explains errors in the words the messages are built from.
+    """
+    if fast is not None:
+        try:
+            if fast.is_valid(instance):
+                return []
+        except Exception:  # a value JSON cannot hold: let python-jsonschema judge it
+            pass
+    return _sorted_errors(check.iter_errors(instance))
 
 
 class _Checker:
@@ -61,7 +90,7 @@ class _Checker:
         if not isinstance(self.data, dict):
             self.add((), "contract-format", "a contract is a YAML mapping (name: ..., input: ...)")
             return self.problems
-        meta_errors = _sorted_errors(_meta_validator().iter_errors(self.data))
+        meta_errors = _errors(_meta_validator(), _meta_fast(), self.data)
         for error in meta_errors:
             path = tuple(error.absolute_path)
             if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -146,7 +175,36 @@ class _Checker:
             lambda name: name in _ERROR_RENDER_FIELDS,
             "must be one of {message}, {code}, {hint}, {$}",
         )
-        return result_ok and error_ok
+        return result_ok and error_ok and self._error_output()
+
+    def _error_output(self) -> bool:
+        """Each template of ``render.error_output`` parses and names a value some error can have."""
+        shape = self.data.get("render", {}).get("error_output")
+        if shape is None:
+            return True
+        names = set(self.data["input"].get("properties", {})) | _ERROR_RENDER_FIELDS - {WHOLE}
+        for entry in self.data["errors"].values():
+            names |= set(entry.get("params", {}))
+        for std in STANDARD_ERRORS.values():
+            names |= set(Template(std.message).fields)
+        ok = True
+        for key, value in shape.items():
+            if not isinstance(value, str):
+                continue
+            try:
+                fields = Template(value).fields
+            except TemplateSyntaxError as exc:
+                self.add(("render", "error_output", key), "template-syntax", f"render.error_output.{key}: {exc.detail}")
+                ok = False
+                continue
+            for name in dict.fromkeys(fields):
+                if name not in names:
+                    message = (
+                        f"placeholder {{{name}}} of render.error_output.{key} names no input field, "
+                        "no error param and none of {message}, {code}, {hint}"
+                    )
+                    self.add(("render", "error_output", key), "error-output", message)
+        return ok
 
     def _render_template(self, render: dict[str, str], key: str, allowed: Callable[[str], bool], rule: str) -> bool:
         if key not in render:
@@ -202,6 +260,7 @@ class _Checker:
         examples = self.data["examples"]
         input_check = Draft202012Validator(self.data["input"])
         output_check = Draft202012Validator(self.data["output"])
+        input_fast, output_fast = _fast(self.data["input"]), _fast(self.data["output"])
         props = self.data["output"].get("properties", {})
         seen: dict[str, int] = {}
         covered: set[str] = set()
@@ -232,7 +291,7 @@ class _Checker:
                 )
             expect = example["expect"]
             code = expect.get("error")
-            input_errors = _sorted_errors(input_check.iter_errors(example["input"]))
+            input_errors = _errors(input_check, input_fast, example["input"])
             if code == INVALID_ARGUMENTS:
                 # A dynamic enum is only known at start-up, so a value outside it looks valid here.
                 if not input_errors and not self.data.get("dynamic_enums"):
@@ -249,7 +308,7 @@ class _Checker:
                         f"example input breaks the input schema: {describe(error)}",
                     )
             if "output" in expect:
-                for error in _sorted_errors(output_check.iter_errors(expect["output"])):
+                for error in _errors(output_check, output_fast, expect["output"]):
                     self.add(
                         (*at, "expect", "output", *error.absolute_path),
                         "example-output",
@@ -260,12 +319,15 @@ class _Checker:
                     message = f"'{key}' is not an output field"
                     self.add((*at, "expect", "output_includes", key), "example-output", message, key=True)
                     continue
-                for error in _sorted_errors(Draft202012Validator(props[key]).iter_errors(value)):
+                for error in _errors(Draft202012Validator(props[key]), _fast(props[key]), value):
                     self.add(
                         (*at, "expect", "output_includes", key, *error.absolute_path),
                         "example-output",
                         f"example output breaks the output schema: {describe(error)}",
                     )
+            if "error_output" in expect and "error_output" not in self.data.get("render", {}):
+                message = "the example expects an error_output, but the contract has no render.error_output"
+                self.add((*at, "expect", "error_output"), "error-output", message, key=True)
             if code is not None:
                 covered.add(code)
                 self._expected_error(at, example, code)

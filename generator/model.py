@@ -71,6 +71,8 @@ class Contract:
     output_schema: Mapping[str, Any]
     errors: tuple[ErrorModel, ...]
     render: Mapping[str, str]
+    error_output: Mapping[str, Any] | None
+    """``render.error_output``: the structured object every error carries; None when the contract has none."""
     symlinks: str
     hardlinks: str | None
     """``allow`` or ``deny`` when the contract says; None leaves the runtime's default (``allow``)."""
@@ -133,7 +135,7 @@ class Contract:
                 e.code: {"message": e.message, **({"hint": e.hint} if e.hint else {}), "status": e.status}
                 for e in self.errors
             },
-            "render": dict(self.render),
+            "render": {**self.render, **({"error_output": dict(self.error_output)} if self.error_output else {})},
             "symlinks": self.symlinks,
             **({"hardlinks": self.hardlinks} if self.hardlinks else {}),
             **({"skill_gate": dict(self.skill_gate)} if self.skill_gate else {}),
@@ -188,7 +190,8 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         input_schema=data["input"],
         output_schema=data["output"],
         errors=tuple(errors),
-        render={**DEFAULT_RENDER, **data.get("render", {})},
+        render={**DEFAULT_RENDER, **{k: v for k, v in data.get("render", {}).items() if k != "error_output"}},
+        error_output=data.get("render", {}).get("error_output"),
         symlinks=data.get("symlinks", "within_root"),
         hardlinks=data.get("hardlinks"),
         skill_gate=data.get("skill_gate"),

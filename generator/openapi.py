@@ -36,6 +36,7 @@ def _error_body(codes: Sequence[str]) -> dict[str, Any]:
             "code": {"enum": list(codes)},
             "message": {"type": "string"},
             "hint": {"type": "string"},
+            "output": {"type": "object", "description": "The error as the contract's render.error_output builds it."},
         },
         "required": ["code", "message"],
         "additionalProperties": False,

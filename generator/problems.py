@@ -91,6 +91,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP108", "unused-param", _E, "An error param is not used in its message."),
         Rule("TP109", "skill-gate", _E, "The skill gate names fields or codes the contract lacks."),
         Rule("TP110", "dynamic-enum", _E, "A dynamic enum names a field that cannot take one."),
+        Rule("TP111", "error-output", _E, "render.error_output names a value no error has, or no such object."),
         # 2: the JSON Schemas (input, output, error params)
         Rule("TP201", "unknown-keyword", _E, "A key that is no JSON Schema 2020-12 keyword (ajv strictSchema)."),
         Rule("TP202", "null-in-schema", _E, "A schema key without a value: a YAML flow mapping cut by a comma."),

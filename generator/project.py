@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolproof.generator.checks import check_source, check_together
-from toolproof.generator.exports import DEFINITION_FORMATS
+from toolproof.generator.exports import DEFINITION_FORMATS, Exported
 from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
 from toolproof.generator.model import Contract, build_contract
 from toolproof.generator.problems import Level, Problem, rule
@@ -40,6 +40,7 @@ class Project:
     builtin: list[Contract] = field(default_factory=list)
     """The built-in contracts of the tool sets it includes."""
     problems: list[Problem] = field(default_factory=list)
+    _exports: dict[str, dict[str, Exported]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def root(self) -> Path:
@@ -65,9 +66,15 @@ class Project:
         """Values known at generation time for each dynamic-enum source (the built-in skills)."""
         return {"skills": builtin_skill_names()}
 
+    def exports(self) -> dict[str, dict[str, Exported]]:
+        """Every definition format for every tool set of the served contracts, computed once per load."""
+        if self._exports is None:
+            self._exports = export_all(self.served, self.enum_sources())
+        return self._exports
+
     def render(self) -> dict[str, str]:
         """Every generated file's text, by path relative to the project."""
-        return render_all(self.contracts, self.enum_sources(), self.layout, self.builtin)
+        return render_all(self.contracts, self.enum_sources(), self.layout, self.builtin, self.exports())
 
     def drift(self) -> Drift:
         """How the generated folder differs from a fresh render."""
@@ -111,7 +118,7 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
     project's ``accept-losses`` lists for the provider that forced it, and an
     accepted loss is neither shown nor an error; an entry that accepts nothing is a warning.
     """
-    exports = export_all(project.served, project.enum_sources())
+    exports = project.exports()
     where = project.config.relative(project.config.contracts)
     accepted, problems = _acceptance(project)
     limits = sorted({p for per_set in exports.values() for e in per_set.values() for p in e.problems})

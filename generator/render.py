@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import orjson
 
 from toolproof.generator.artifacts import json_schemas, vectors
 from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions
@@ -62,9 +65,52 @@ def _version() -> str:
     return __version__
 
 
-def dump_json(data: Any) -> str:
-    """Deterministic JSON text: declared key order, indent 2, UTF-8, trailing newline."""
+_ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+# The end of a number with a fraction or an exponent: values end their line (a string ends with its quote).
+_FLOAT_END = re.compile(rb"[0-9](?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+),?\n")
+
+
+def _floats_differ(out: bytes) -> bool:
+    """True when orjson wrote a float otherwise than ``repr`` (json's form): 1e16 for 1e+16, 0.00001 for 1e-05."""
+    for match in _FLOAT_END.finditer(out):
+        token = out[out.rfind(b" ", 0, match.start()) + 1 : match.end()].rstrip(b",\n").decode("ascii")
+        if repr(float(token)) != token:
+            return True
+    return False
+
+
+def _has_non_finite(data: Any) -> bool:
+    if isinstance(data, float):
+        return not math.isfinite(data)
+    if isinstance(data, Mapping):
+        return any(_has_non_finite(v) for v in data.values())
+    if isinstance(data, list | tuple):
+        return any(_has_non_finite(v) for v in data)
+    return False
+
+
+def dump_json_stdlib(data: Any) -> str:
+    """The reference form of :func:`dump_json`, by the standard library."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def dump_json(data: Any) -> str:
+    """Deterministic JSON text: declared key order, indent 2, UTF-8, trailing newline.
+
+    orjson writes it, byte for byte what :func:`dump_json_stdlib` writes, which takes over
+    where the two differ: integers beyond 64 bits and keys that are not strings (orjson
+    refuses them), floats orjson writes otherwise than ``repr``, NaN and infinities (orjson writes null).
+    """
+    if isinstance(data, float):  # a lone value ends no line: _floats_differ would not see it
+        return dump_json_stdlib(data)
+    try:
+        out = orjson.dumps(data, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError
+        return dump_json_stdlib(data)
+    bare_null = b" null\n" in out or b" null,\n" in out  # NaN and infinities come out as a bare null
+    if _floats_differ(out) or (bare_null and _has_non_finite(data)):
+        return dump_json_stdlib(data)
+    return out.decode("utf-8") + "\n"
 
 
 def _pystr(value: str) -> str:
@@ -237,6 +283,7 @@ def render_all(
     enums: Mapping[str, list[str]] | None = None,
     layout: Layout | None = None,
     builtin: Sequence[Contract] = (),
+    exports: Mapping[str, Mapping[str, Exported]] | None = None,
 ) -> dict[str, str]:
     """Every file ``toolproof gen`` owns, by path relative to the project, with its text.
 
@@ -247,6 +294,7 @@ def render_all(
         layout: where the files go and the command named in their headers.
         builtin: the built-in contracts the project includes: served, tested
             and exported beside its own, their code already in ``toolproof.generated``.
+        exports: ``export_all`` of the same contracts and enums, when the caller has it already.
     """
     enums = enums or {}
     layout = layout or Layout()
@@ -261,7 +309,8 @@ def render_all(
     }
     all_sources = {c.source: c.sha256 for c in contracts}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
-    exports = export_all(contracts, enums)
+    if exports is None:
+        exports = export_all(contracts, enums)
     openai_all = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
     builtin_modules = {c.module for c in builtin}
     for c in contracts:
@@ -272,6 +321,9 @@ def render_all(
             json_files[f"{out}/contracts/{c.module}.json"] = (dump_json(c.data()), own_sources)
         package = "toolproof.generated" if is_builtin else layout.package
         files[f"{out}/tests/test_{c.module}.py"] = _conformance_test(c, layout, package)
+        for kind in ("properties", "fuzz"):  # annotations checked, schema fuzzed (runtime/conformance)
+            test = env.get_template(f"{kind}_test.py.jinja").render(c=c, layout=layout)
+            files[f"{out}/tests/test_{c.module}_{kind}.py"] = test
         files[f"{out}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name], layout)
         files[f"{out}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
             c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")

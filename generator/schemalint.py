@@ -51,6 +51,19 @@ def _meta_checker() -> Draft202012Validator:
     return Draft202012Validator(meta, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+@cache
+def _meta_fast() -> Any:
+    # Formats asserted, so it is at least as strict as _meta_checker: it only clears the happy path.
+    return jsonschema_rs.Draft202012Validator(Draft202012Validator.META_SCHEMA, validate_formats=True)
+
+
+def _meta_valid_fast(schema: Any) -> bool:
+    try:
+        return bool(_meta_fast().is_valid(schema))
+    except Exception:  # a value JSON cannot hold: python-jsonschema judges it
+        return False
+
+
 @dataclass(slots=True)
 class _Walker:
     source: Source
@@ -350,7 +363,11 @@ def check_schema(source: Source, at: JsonPath) -> list[Problem]:
         return walker.problems
     walker.walk(schema, (), (), walker.defined(schema, set()))
     walker.resolve_refs()
-    errors = sorted(_meta_checker().iter_errors(schema), key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
+    errors = (
+        []
+        if _meta_valid_fast(schema)
+        else sorted(_meta_checker().iter_errors(schema), key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
+    )
     for error in errors:
         path = tuple(error.absolute_path)
         if (error.validator == "format" and error.validator_value == "regex") or any(

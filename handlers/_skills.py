@@ -12,6 +12,8 @@ from toolproof.runtime.skills.resources import Skills
 __all__ = ["is_plain_skill_name", "open_skill"]
 
 _FORBIDDEN: Final = ("/", "\\", "..", "\x00")
+_REFUSED: Final = ("outside_root", "permission_denied")
+"""Reasons a skill folder cannot be opened that are errors, not a skill absent from this skills folder."""
 
 
 def is_plain_skill_name(name: str) -> bool:
@@ -26,14 +28,24 @@ def is_plain_skill_name(name: str) -> bool:
 def open_skill(ctx: ToolContext, name: str) -> Directory | None:
     """The folder of skill ``name`` in the first skills folder that has it, or None.
 
+    A skills folder the host cannot open holds no skill for this call; a skill
+    folder that exists but cannot be opened is an error, not a missing skill
+    (it would hide the skill behind a later folder's, or report a folder that is
+    there as absent).
+
     Raises:
-        FileAccessError: ``outside_root`` when the skill folder links out of its skills folder.
+        FileAccessError: ``outside_root`` when the skill folder links out of its skills folder;
+            ``permission_denied`` when it cannot be opened.
     """
     for folder in ctx.need(Skills).folders:
         try:
-            with Directory.open(folder) as skills:
+            skills = Directory.open(folder)
+        except FileAccessError:
+            continue
+        with skills:
+            try:
                 return skills.open_dir(name, symlinks=symlink_policy(ctx))
-        except FileAccessError as exc:
-            if exc.reason == "outside_root":
-                raise
+            except FileAccessError as exc:
+                if exc.reason in _REFUSED:
+                    raise
     return None

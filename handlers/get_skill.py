@@ -35,7 +35,9 @@ _REFUSALS: Final[Mapping[Reason, Callable[..., ToolError]]] = {
 def _open_skill(ctx: ToolContext, name: str) -> Directory:
     try:
         skill = open_skill(ctx, name)
-    except FileAccessError:
+    except FileAccessError as exc:
+        if exc.reason == "permission_denied":
+            raise contract.permission_denied(skill_name=name) from None
         raise contract.outside_skills_folder(skill_name=name) from None
     if skill is None:
         raise contract.skill_not_found(skill_name=name)

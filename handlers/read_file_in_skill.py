@@ -27,11 +27,16 @@ _REFUSALS: Final[Mapping[Reason, Callable[[str, str], ToolError]]] = {
 }
 """The error for each reason the file layer gives (skill, path); any other is ``cannot_read`` with its detail."""
 
+_FOLDER_DENIED: Final = "permission denied on the skill's folder"
+"""Why a file cannot be read when the skill's folder exists but cannot be opened."""
 
-def _open_skill(ctx: ToolContext, skill_name: str) -> Directory:
+
+def _open_skill(ctx: ToolContext, skill_name: str, file_path: str) -> Directory:
     try:
         skill = open_skill(ctx, skill_name)
-    except FileAccessError:
+    except FileAccessError as exc:
+        if exc.reason == "permission_denied":
+            raise contract.cannot_read(file_path=file_path, reason=_FOLDER_DENIED) from None
         raise contract.path_traversal() from None
     if skill is None:
         raise contract.skill_not_found(skill_name=skill_name)
@@ -43,7 +48,7 @@ def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.Re
     skill_name, file_path = args["skill_name"], args["file_path"]
     if not is_plain_skill_name(skill_name):
         raise contract.invalid_skill_name()
-    with _open_skill(ctx, skill_name) as skill:
+    with _open_skill(ctx, skill_name, file_path) as skill:
         try:
             text = read_text(ctx, skill, file_path, max_bytes=MAX_BYTES)
         except FileAccessError as exc:

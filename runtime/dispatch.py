@@ -33,11 +33,12 @@ from toolproof.runtime.errors import (
     RegistryError,
     ToolError,
 )
+from toolproof.runtime.logs import log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
-from toolproof.runtime.printable import encodable, encodable_json, printable
+from toolproof.runtime.printable import encodable, encodable_json, printable, printable_block
 from toolproof.runtime.registry import BoundTool, bind
-from toolproof.runtime.result import ErrorInfo, ToolResult, json_bytes, json_value
-from toolproof.runtime.spec import ToolSpec, load_specs
+from toolproof.runtime.result import ErrorInfo, ToolResult, json_bytes, json_size, json_value
+from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.template import Template
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_RESULT_BYTES", "Runtime"]
@@ -139,20 +140,55 @@ def _utf8(text: str) -> tuple[str, int]:
         return text, len(text.encode("utf-8"))
 
 
-def _as_json(output: Any) -> tuple[Any, int] | None:
+def _as_json(output: Any, limit: int = MAX_RESULT_BYTES) -> tuple[Any, int] | None:
     """``output`` as every transport can write it (lone surrogates made U+FFFD) and its size as JSON.
 
-    None when it cannot be JSON at all (a type JSON has no form for).
+    The size is counted, not written (``json_size``): exact up to ``limit``, and
+    past it a count that stops there, so an output too large to send costs no
+    memory to refuse. Only what ``json_size`` cannot count (integers beyond 64
+    bits, keys that are not strings, deep nesting, other types) is written to
+    be measured. None when it cannot be JSON at all (a type JSON has no form for).
     """
-    try:
-        return output, len(json_bytes(output))
-    except ValueError:
-        pass
+    size = json_size(output, limit)
+    if size is not None:
+        return output, size
     repaired = encodable_json(output)
+    if repaired is not output:
+        size = json_size(repaired, limit)
+        if size is not None:
+            return repaired, size
     try:
         return repaired, len(json_bytes(repaired))
     except ValueError:
         return None
+
+
+def _error_output(
+    tool: str, shape: ErrorOutput, error: ErrorInfo, params: Mapping[str, object], args: Any
+) -> Mapping[str, Any] | None:
+    """The contract's ``render.error_output`` for ``error``, from the arguments, the error's params and the error.
+
+    None (and a log record) when a value cannot be JSON; lone surrogates are made U+FFFD.
+    """
+    values: dict[str, object] = dict(args) if isinstance(args, Mapping) else {}
+    values.update(params)
+    values.update({"code": error.code, "message": error.message})
+    if error.hint is not None:
+        values["hint"] = error.hint
+    try:
+        writable = _as_json(shape.render(values))
+    except (TypeError, ValueError, RecursionError):
+        writable = None
+    if writable is None:
+        _log.error("the error_output of %s cannot be written as JSON for %s", printable(tool), error.code)
+        return None
+    output: Mapping[str, Any] = writable[0]
+    return output
+
+
+def _error_output_size(error: ErrorInfo) -> int:
+    """The size of ``error.output`` as JSON (0 when there is none)."""
+    return 0 if error.output is None else len(json_bytes(error.output))
 
 
 class Runtime:
@@ -270,6 +306,7 @@ class Runtime:
         """The result of one call of a served tool, and the size of its output as JSON."""
         spec = tool.spec
         name = spec.name
+        args: Any = {}
         try:
             args = _parse(arguments, self.max_argument_bytes)
             if tool.nulls is not None:
@@ -278,41 +315,41 @@ class Runtime:
                 raise _BadArguments(tool.input.explain(args))
             args = coerce_integers(tool.integers, args) if tool.integers is not None else args
         except _BadArguments as bad:
-            return self._error(spec, INVALID_ARGUMENTS, {"detail": bad.detail}), 0
+            return self._error(spec, INVALID_ARGUMENTS, {"detail": bad.detail}, args), 0
         except Exception:  # a validator that cannot cope (values beyond its range)
-            _log.exception("validating the arguments of %s failed", name)
-            return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"}), 0
+            log_failure(_log, "validating the arguments of %s failed", printable(name))
+            return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"}, args), 0
         try:
             output = tool.handler(args, self.context(name, session))
         except ToolError as exc:
             if exc.code not in spec.errors or exc.code == INTERNAL_ERROR:
-                _log.error("%s raised %r, which is not in its catalogue", name, exc)
-                return self._error(spec, INTERNAL_ERROR, {}), 0
-            return self._raised(spec, exc), 0
+                _log.error("%s raised %s, which is not in its catalogue", printable(name), printable(repr(exc)))
+                return self._error(spec, INTERNAL_ERROR, {}, args), 0
+            return self._raised(spec, exc, args), 0
         except Exception:
-            _log.exception("handler of %s failed", name)
-            return self._error(spec, INTERNAL_ERROR, {}), 0
-        writable = _as_json(output)
+            log_failure(_log, "handler of %s failed", printable(name))
+            return self._error(spec, INTERNAL_ERROR, {}, args), 0
+        writable = _as_json(output, self.max_result_bytes)
         if writable is None:
             _log.error("%s returned output that cannot be written as JSON (a %s)", name, type(output).__name__)
-            return self._error(spec, INTERNAL_ERROR, {}), 0
+            return self._error(spec, INTERNAL_ERROR, {}, args), 0
         output, size = writable
         if size > self.max_result_bytes:  # before validating or rendering what cannot be sent anyway
-            return self._too_large(spec, size), 0
+            return self._too_large(spec, size, args), 0
         if self.validate_output:
             try:
                 problem = None if tool.output.is_valid(output) else tool.output.explain(output)
             except Exception:
-                _log.exception("validating the output of %s failed", name)
+                log_failure(_log, "validating the output of %s failed", printable(name))
                 problem = "it cannot be validated"
             if problem is not None:
-                _log.error("%s returned output that breaks its contract: %s", name, problem)
-                return self._error(spec, INTERNAL_ERROR, {}), 0
+                _log.error("%s returned output that breaks its contract: %s", name, printable_block(problem))
+                return self._error(spec, INTERNAL_ERROR, {}, args), 0
         try:
             text = spec.render_result.render(output, output)
         except Exception:
-            _log.exception("rendering the result of %s failed", name)
-            return self._error(spec, INTERNAL_ERROR, {}), 0
+            log_failure(_log, "rendering the result of %s failed", printable(name))
+            return self._error(spec, INTERNAL_ERROR, {}, args), 0
         return ToolResult(name, output, None, text), size
 
     def _sealed(self, spec: ToolSpec, result: ToolResult, output_size: int) -> ToolResult:
@@ -322,9 +359,9 @@ class Runtime:
         if error is not None:
             message, message_size = _utf8(error.message)
             hint, hint_size = _utf8(error.hint) if error.hint is not None else (None, 0)
-            size += message_size + hint_size
+            size += message_size + hint_size + _error_output_size(error)
             if message is not error.message or hint is not error.hint:
-                error = ErrorInfo(error.code, message, hint)
+                error = replace(error, message=message, hint=hint)
         size += output_size
         if size > self.max_result_bytes:
             return self._too_large(spec, size)
@@ -332,24 +369,26 @@ class Runtime:
             return result
         return ToolResult(result.tool, result.output, error, text)
 
-    def _too_large(self, spec: ToolSpec, size: int) -> ToolResult:
+    def _too_large(self, spec: ToolSpec, size: int, args: Any = None) -> ToolResult:
         _log.warning("a result of %s was %d bytes, over the limit of %d", spec.name, size, self.max_result_bytes)
-        result = self._error(spec, RESPONSE_TOO_LARGE, {"size": size, "limit": self.max_result_bytes})
+        result = self._error(spec, RESPONSE_TOO_LARGE, {"size": size, "limit": self.max_result_bytes}, args)
         return replace(result, text=encodable(result.text))
 
-    def _raised(self, spec: ToolSpec, exc: ToolError) -> ToolResult:
+    def _raised(self, spec: ToolSpec, exc: ToolError, args: Any) -> ToolResult:
         entry = spec.errors[exc.code]
         hint = exc.hint if exc.hint is not None else entry.hint
-        return self._result(spec, ErrorInfo(exc.code, exc.message, hint), exc.params)
+        return self._result(spec, ErrorInfo(exc.code, exc.message, hint), exc.params, args)
 
-    def _error(self, spec: ToolSpec, code: str, params: Mapping[str, object]) -> ToolResult:
+    def _error(self, spec: ToolSpec, code: str, params: Mapping[str, object], args: Any = None) -> ToolResult:
         entry = spec.errors[code]
-        return self._result(spec, ErrorInfo(code, entry.message.render(params), entry.hint), params)
+        return self._result(spec, ErrorInfo(code, entry.message.render(params), entry.hint), params, args)
 
-    def _result(self, spec: ToolSpec, error: ErrorInfo, params: Mapping[str, object]) -> ToolResult:
+    def _result(self, spec: ToolSpec, error: ErrorInfo, params: Mapping[str, object], args: Any) -> ToolResult:
         values = {**params, "code": error.code, "message": error.message, "hint": error.hint or ""}
         try:
             text = spec.render_error.render(values, error.to_dict())
         except (KeyError, TypeError, ValueError, RecursionError):  # a missing or unwritable parameter
             text = _DEFAULT_ERROR_RENDER.render(values)
+        if spec.render_error_output is not None:
+            error = replace(error, output=_error_output(spec.name, spec.render_error_output, error, params, args))
         return ToolResult(spec.name, None, error, text)

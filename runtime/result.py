@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
 
-__all__ = ["ErrorInfo", "ToolResult", "json_bytes", "json_value"]
+__all__ = ["ErrorInfo", "ToolResult", "json_bytes", "json_size", "json_value"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
 _LONG_DIGITS_B: Final = re.compile(rb"\d{19}")
@@ -75,19 +76,158 @@ def json_bytes(value: Any) -> bytes:
         raise ValueError(f"not JSON: {exc}") from None
 
 
+_SHORT_ESCAPES: Final = b'"\\\n\r\t\x08\x0c'
+"""Bytes JSON writes as two (``\\"``, ``\\n``, ...)."""
+_LONG_ESCAPES: Final = bytes(c for c in range(0x20) if c not in b"\n\r\t\x08\x0c")
+"""Bytes JSON writes as six (``\\u001f``)."""
+_SLICE: Final = 1 << 16
+"""Characters of a string encoded at once when sizing it: at most 256 KiB held, whatever its length."""
+_SHORT: Final = 4096
+"""Strings up to this long are sized by writing them (24 KiB at most): faster than counting."""
+_MAX_DEPTH: Final = 200
+"""Nesting past which sizing gives up (orjson refuses past 254, and the standard library writes it)."""
+_INT_RANGE: Final = range(-(1 << 63), 1 << 64)
+"""The integers orjson writes; others go to the standard library."""
+
+
+class _NotExact(Exception):
+    """The value is one ``json_size`` cannot size without writing it."""
+
+
+def _str_size(text: str) -> int:
+    """The length of ``text`` as a JSON string in UTF-8, quotes and escapes included, a slice at a time.
+
+    Raises:
+        UnicodeEncodeError: ``text`` holds a lone surrogate.
+    """
+    if len(text) <= _SHORT:
+        return len(orjson.dumps(text))  # raises (a ValueError) for a lone surrogate, as encode does
+    size = 2
+    for i in range(0, len(text), _SLICE):
+        data = text[i : i + _SLICE].encode("utf-8")
+        n = len(data)
+        size += n + (n - len(data.translate(None, _SHORT_ESCAPES))) + 5 * (n - len(data.translate(None, _LONG_ESCAPES)))
+    return size
+
+
+_NUMBERS: Final = frozenset({int, float, bool, type(None)})
+_LEAVES: Final = _NUMBERS | {str}
+_NUMBER_BOUND: Final = 25
+"""The longest an int orjson writes (20 characters) or a float (24) can be."""
+_BULK: Final = 16
+"""Containers longer than this are first bounded with C loops, and written at once if they hold only small leaves."""
+_CONTAINERS: Final = frozenset({dict, list, tuple})
+
+
+def _leaves_bound(items: Any, n: int) -> int | None:
+    """An upper bound of the JSON size of ``n`` leaves (strings and numbers) with a comma each; None if any is not."""
+    types = set(map(type, items))
+    if not types <= _LEAVES:
+        return None
+    if str not in types:
+        return (_NUMBER_BOUND + 1) * n
+    if types == {str}:
+        return 6 * sum(map(len, items)) + 3 * n
+    return sum(6 * len(item) + 3 if type(item) is str else _NUMBER_BOUND + 1 for item in items)
+
+
+def _leaf_size(value: Any, kind: type) -> int:
+    """The JSON size of a string or a number.
+
+    Raises:
+        _NotExact: ``value`` is neither, or an integer beyond 64 bits.
+    """
+    if kind is str:
+        return _str_size(value)
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
+    if kind is int:
+        if value not in _INT_RANGE:
+            raise _NotExact
+        return len(str(value))
+    if kind is float:
+        return len(orjson.dumps(value))
+    raise _NotExact
+
+
+def _size(value: Any, budget: int, depth: int) -> int:
+    """The JSON size of ``value``, or, once past ``budget``, the bytes counted so far (more than ``budget``).
+
+    Raises:
+        _NotExact: see ``json_size``.
+    """
+    kind = type(value)
+    if kind not in _CONTAINERS:
+        return _leaf_size(value, kind)
+    if depth >= _MAX_DEPTH:
+        raise _NotExact
+    is_dict = kind is dict
+    n = len(value)
+    items = value.values() if is_dict else value
+    if n > _BULK:
+        bound = _leaves_bound(items, n)
+        if bound is not None and is_dict:
+            keys = _leaves_bound(value, n) if set(map(type, value)) == {str} else None
+            bound = None if keys is None else bound + keys
+        if bound is not None and bound <= max(budget, _SHORT):
+            return len(orjson.dumps(value))  # small leaves only: writing it is faster than counting
+    size = 2 + max(n - 1, 0) + (n if is_dict else 0)  # brackets, commas, colons
+    if is_dict:
+        if not set(map(type, value)) <= {str}:
+            raise _NotExact
+        size += sum(map(_str_size, value))
+        if size > budget:
+            return size
+    for item in items:
+        item_kind = type(item)
+        if item_kind in _CONTAINERS:
+            size += _size(item, budget - size, depth + 1)
+        else:
+            size += _leaf_size(item, item_kind)
+        if size > budget:
+            return size
+    return size
+
+
+def json_size(value: Any, limit: int) -> int | None:
+    """``len(json_bytes(value))`` counted without writing the JSON, and no further than ``limit``.
+
+    Strings are sized a slice at a time, so a 10 MiB string of control bytes
+    (60 MiB as JSON) is measured holding a few hundred KiB.
+
+    Returns:
+        The exact size when it is at most ``limit``; past it, the bytes counted
+        so far (more than ``limit``, less than the whole); None when the value
+        cannot be sized without writing it: a lone surrogate, an integer beyond
+        64 bits, a key that is not a string, nesting deeper than 200, or a type
+        other than dict, list, tuple, str, int, float, bool and None (their
+        subclasses included).
+    """
+    try:
+        return _size(value, limit, 0)
+    except (_NotExact, UnicodeEncodeError, orjson.JSONEncodeError):
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
-    """A catalogued error as data: its code, its message and a hint for the model."""
+    """A catalogued error as data: its code, its message, a hint for the model and its structured object."""
 
     code: str
     message: str
     hint: str | None = None
+    output: Mapping[str, Any] | None = None
+    """The object the contract's ``render.error_output`` builds for this error (None when it declares none)."""
 
-    def to_dict(self) -> dict[str, str]:
-        """``{"code", "message"}`` plus ``hint`` when there is one."""
-        out = {"code": self.code, "message": self.message}
+    def to_dict(self) -> dict[str, Any]:
+        """``{"code", "message"}`` plus ``hint`` and ``output`` when there are."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.hint is not None:
             out["hint"] = self.hint
+        if self.output is not None:
+            out["output"] = self.output
         return out
 
 
@@ -106,13 +246,13 @@ class ToolResult:
         return self.error is None
 
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's shape: ``{"ok", "output", "error": {"code", "message"} | None, "text"}``."""
-        return {
-            "ok": self.error is None,
-            "output": self.output,
-            "error": None if self.error is None else {"code": self.error.code, "message": self.error.message},
-            "text": self.text,
-        }
+        """The CLI's shape: ``{"ok", "output", "error": {"code", "message", "output"?} | None, "text"}``."""
+        error: dict[str, Any] | None = None
+        if self.error is not None:
+            error = {"code": self.error.code, "message": self.error.message}
+            if self.error.output is not None:
+                error["output"] = self.error.output
+        return {"ok": self.error is None, "output": self.output, "error": error, "text": self.text}
 
     def to_openai_message(self, tool_call_id: str) -> dict[str, Any]:
         """An OpenAI Chat Completions ``role: tool`` message; errors travel in the content."""

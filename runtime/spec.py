@@ -19,7 +19,7 @@ from typing import Any
 from toolproof.runtime.errors import STANDARD_ERRORS, RegistryError
 from toolproof.runtime.template import Template
 
-__all__ = ["BUILTIN_PACKAGE", "SETTINGS", "ErrorSpec", "ToolSpec", "generated_dir", "load_specs"]
+__all__ = ["BUILTIN_PACKAGE", "SETTINGS", "ErrorOutput", "ErrorSpec", "ToolSpec", "generated_dir", "load_specs"]
 
 BUILTIN_PACKAGE = "toolproof.generated"
 """The generated package of the built-in tools."""
@@ -39,6 +39,46 @@ class ErrorSpec:
     hint: str | None
     status: int
     """HTTP status when served over HTTP."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorOutput:
+    """``render.error_output``: the structured object every error of a tool carries, beside its code.
+
+    Each key maps to a literal JSON value (kept as it is, booleans booleans) or
+    to a string template over the call's values (the input fields, the error's
+    params, ``code``, ``message`` and ``hint``). A string that is exactly one
+    placeholder (``"{size}"``) takes that value with its type; any other string
+    renders as text. A key whose placeholders name a value the call lacks (an
+    argument the caller left out, a param this error has not) is left out.
+    """
+
+    entries: tuple[tuple[str, Template | JSON], ...]
+
+    @classmethod
+    def parse(cls, data: Mapping[str, JSON]) -> ErrorOutput:
+        """Parse the templates of ``render.error_output`` once.
+
+        Raises:
+            TemplateSyntaxError: a string is not a valid template (lint refuses such a contract first).
+        """
+        return cls(tuple((key, Template(value) if isinstance(value, str) else value) for key, value in data.items()))
+
+    def render(self, values: Mapping[str, object]) -> dict[str, JSON]:
+        """The object for one error, its templates filled from ``values``.
+
+        Raises:
+            TypeError, ValueError: a value a template inserts as text has no JSON form.
+        """
+        out: dict[str, JSON] = {}
+        for key, entry in self.entries:
+            if not isinstance(entry, Template):
+                out[key] = entry
+            elif all(name in values for name in entry.fields):
+                fields = entry.fields
+                whole = len(fields) == 1 and entry.source == f"{{{fields[0]}}}"
+                out[key] = values[fields[0]] if whole else entry.render(values)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +107,8 @@ class ToolSpec:
     source: str
     package: str = BUILTIN_PACKAGE
     """The generated package the contract came from (names its origin in messages)."""
+    render_error_output: ErrorOutput | None = None
+    """The structured object every error carries (``render.error_output``); None when the contract has none."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -80,6 +122,7 @@ class ToolSpec:
         }
         for code, entry in data["errors"].items():
             errors[code] = ErrorSpec(code, Template(entry["message"]), entry.get("hint"), entry.get("status", 422))
+        error_output = data["render"].get("error_output")
         return cls(
             name=data["name"],
             module=data["module"],
@@ -96,6 +139,7 @@ class ToolSpec:
             examples=tuple(data.get("examples", ())),
             source=data["source"],
             package=package,
+            render_error_output=ErrorOutput.parse(error_output) if error_output else None,
         )
 
     @property

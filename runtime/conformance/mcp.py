@@ -211,7 +211,10 @@ def _as_result(spec: ToolSpec, raw: Any, expect: Mapping[str, Any]) -> ToolResul
     if code is None:  # a server that does not name its codes is held to the message and the text
         code = expect.get("error", "unknown")
         message = expect.get("message", text) if expect.get("message", "") in text else text
-    return ToolResult(spec.name, None, ErrorInfo(code, message if message is not None else text), text)
+    output = meta.get("output")  # render.error_output, when the contract has one
+    output = output if isinstance(output, Mapping) else None
+    error = ErrorInfo(code, message if message is not None else text, output=output)
+    return ToolResult(spec.name, None, error, text)
 
 
 def _server_env(project: Path | None) -> dict[str, str]:

@@ -148,6 +148,9 @@ def check_expectation(name: str, expect: Mapping[str, Any], result: ToolResult) 
                 problems.append(f"expected error '{code}', got '{result.error.code}': {result.error.message}")
             if "message" in expect and result.error.message != expect["message"]:
                 problems.append(f"expected message {expect['message']!r}, got {result.error.message!r}")
+            if "error_output" in expect and result.error.output != expect["error_output"]:
+                got = "none" if result.error.output is None else _show(result.error.output)
+                problems.append(f"expected error_output {_show(expect['error_output'])}, got {got}")
     elif result.error is not None:
         problems.append(f"expected success, got error '{result.error.code}': {result.error.message}")
     else:

@@ -18,14 +18,22 @@ and ``count_nonzero``, ~5x faster on 256 KiB chunks, measured in
 reads small files never pays its ~0.1 s import.
 
 Each pass records, per chunk, the line number at the chunk's first byte. That
-index is cached by the file's identity (device, inode, size, mtime), so a later
-window of the same unchanged file starts reading near its first line, and a
-total counted once is known again for free.
+index is cached by the file's identity (device, inode, size, mtime) and its
+ctime, so a later window of the same unchanged file starts reading near its
+first line, and a total counted once is known again for free. A file rewritten
+in place to the same size within one timestamp tick keeps all four (the
+kernel's clock for file times is coarse, a few milliseconds), so a cached index
+is trusted only while a fingerprint still matches: a hash of the file's first
+and last 4 KiB, checked on every lookup, and a hash of the first 4 KiB of the
+chunk the window starts in, checked before its checkpoint is used. A change
+that none of these sees (same size, same tick, bytes only between them) can
+still leave a line count stale; the bytes returned are always read afresh.
 """
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import sys
 import threading
@@ -42,6 +50,24 @@ VECTOR_MIN: Final = 4 * 1024 * 1024
 VECTOR_CHUNK: Final = 8 * 1024
 """Shortest stretch numpy counts: below it, its per-call cost exceeds ``bytes.count``'s."""
 _CACHE_SIZE: Final = 128
+_PROBE: Final = 4096
+"""Bytes hashed at each end of the file, and at the start of a checkpoint's chunk."""
+
+
+def _digest(data: bytes | bytearray) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _ctime_ns(fd: int) -> int:
+    """The file's status-change time: any write or ``utime`` moves it, though only by the clock's tick."""
+    return os.fstat(fd).st_ctime_ns
+
+
+def _fingerprint(fd: int, size: int) -> bytes:
+    """A hash of the first and last ``_PROBE`` bytes of the file (the whole of a small one)."""
+    head = os.pread(fd, min(_PROBE, size), 0)
+    tail = os.pread(fd, min(_PROBE, size), max(size - _PROBE, 0))
+    return _digest(head + b"\x00" + tail)
 
 
 @dataclass(slots=True)
@@ -55,33 +81,51 @@ class LineIndex:
     positions: list[int] = field(default_factory=lambda: [0])
     lines: list[int] = field(default_factory=lambda: [1])
     total: int | None = None
+    stamp: bytes = b""
+    """The file's fingerprint when the index was begun (see the module's docstring)."""
+    digests: list[bytes] = field(default_factory=lambda: [b""])
+    """A hash of the first ``_PROBE`` bytes at each checkpoint (the first is covered by ``stamp``)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def seek(self, line: int) -> tuple[int, int]:
-        """The furthest known checkpoint from which ``line``'s start lies ahead: (offset, line there)."""
+    def seek(self, line: int, fd: int | None = None) -> tuple[int, int]:
+        """The furthest known checkpoint from which ``line``'s start lies ahead: (offset, line there).
+
+        With ``fd``, the checkpoint's chunk is hashed again first; if it changed,
+        the index forgets every checkpoint and its total, and the scan starts over.
+        """
         with self._lock:
             i = max(bisect.bisect_left(self.lines, line) - 1, 0)
-            return self.positions[i], self.lines[i]
+            position, there, digest = self.positions[i], self.lines[i], self.digests[i]
+        if i and fd is not None and _digest(os.pread(fd, _PROBE, position)) != digest:
+            with self._lock:
+                del self.positions[1:], self.lines[1:], self.digests[1:]
+                self.total = None
+            return 0, 1
+        return position, there
 
-    def record(self, position: int, line: int) -> None:
-        """Remember a checkpoint past the last one (positions only grow)."""
+    def record(self, position: int, line: int, chunk: bytes | bytearray = b"") -> None:
+        """Remember a checkpoint past the last one (positions only grow), with a hash of ``chunk``'s start."""
         with self._lock:
             if position > self.positions[-1]:
                 self.positions.append(position)
                 self.lines.append(line)
+                self.digests.append(_digest(chunk[:_PROBE]))
 
 
-_cache: OrderedDict[tuple[int, int, int, int], LineIndex] = OrderedDict()
+_cache: OrderedDict[tuple[int, ...], LineIndex] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _index_for(key: tuple[int, int, int, int] | None) -> LineIndex:
-    if key is None:
+def _index_for(fd: int, size: int, identity: tuple[int, int, int, int] | None) -> LineIndex:
+    """The cached index of the file open as ``fd``, or a fresh one if its ctime or fingerprint changed."""
+    if identity is None:
         return LineIndex()
+    key = (*identity, _ctime_ns(fd))
+    stamp = _fingerprint(fd, size)
     with _lock:
         index = _cache.get(key)
-        if index is None:
-            index = _cache[key] = LineIndex()
+        if index is None or index.stamp != stamp:
+            index = _cache[key] = LineIndex(stamp=stamp)
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
         else:
@@ -175,16 +219,17 @@ def read_window(
         limit: most lines wanted (at least 1).
         max_line_bytes: longest line kept; longer lines are cut and listed in ``cut``.
         count_total: keep counting to the end so ``total`` is exact.
-        identity: (device, inode, size, mtime_ns) to cache the line index under.
+        identity: (device, inode, size, mtime_ns) to cache the line index under (with the ctime and
+            a fingerprint of the content, read here).
     """
-    index = _index_for(identity)
-    known_total = index.total
+    index = _index_for(fd, size, identity)
+    pos, line = index.seek(start, fd)  # ``line`` is always the line holding the byte at ``pos``
+    known_total = index.total  # read after seek: a stale checkpoint makes the index forget it
     stop_at_cut = not count_total
     if known_total is not None:
         if start > known_total:
             return Window(start, [], [], known_total, False, 0)
         count_total = False  # the index already knows it: stop after the window (but not before it is full)
-    pos, line = index.seek(start)  # ``line`` is always the line holding the byte at ``pos``
     vector = size - pos >= VECTOR_MIN or "numpy" in sys.modules
     # A checkpoint may fall between the two bytes of a CRLF: its LF then ends no line.
     after_cr = pos > 0 and os.pread(fd, 1, pos - 1) == b"\r"
@@ -211,7 +256,7 @@ def read_window(
         if got == 0:
             break
         raw = buffer if got == len(buffer) else buffer[:got]
-        index.record(pos, line)
+        index.record(pos, line, raw)
         bytes_read += got
         chunk = _normalised(raw, after_cr)
         after_cr = raw[-1] == 0x0D

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,11 +28,12 @@ from toolproof.runtime.serve.options import (
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
+    from toolproof.runtime.serve.http_server import LimitedApp
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
 
-__all__ = ["call", "serve", "skills", "toolsets"]
+__all__ = ["call", "serve", "serve_worker", "skills", "toolsets"]
 
 
 @click.command()
@@ -191,6 +193,13 @@ def _http_options(fn: F) -> F:
             help="An Origin (scheme://host[:port]) browsers may call from, besides loopback ones (repeatable).",
         ),
         click.option(
+            "--workers",
+            default=1,
+            show_default=True,
+            type=click.IntRange(1, 256),
+            help="Worker processes sharing the port (SO_REUSEPORT); a supervisor restarts any that dies.",
+        ),
+        click.option(
             "--auth-tokens",
             type=click.Path(exists=True, dir_okay=False, path_type=Path),
             default=None,
@@ -202,15 +211,13 @@ def _http_options(fn: F) -> F:
     return fn
 
 
-def _serve_http(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> None:
-    """Serve MCP at /mcp, the REST routes and /healthz as one app, hardened, until interrupted."""
+def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> LimitedApp:
+    """MCP at /mcp, the REST routes and /healthz as one app, within the limits and gates of ``options``."""
     from toolproof.runtime.serve.app import Security, ToolproofApp, load_tokens
     from toolproof.runtime.serve.http import HttpApp, HttpLimits
-    from toolproof.runtime.serve.http_server import serve as serve_app
     from toolproof.runtime.serve.mcp import McpServer
     from toolproof.runtime.serve.streamable import StreamableMcp
 
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
         tokens = load_tokens(options["auth_tokens"])
     except (OSError, ValueError) as exc:
@@ -227,8 +234,63 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
     mcp = StreamableMcp(McpServer(runtime, package=config.package, session="http", handshake=False), limits)
-    app = ToolproofApp(HttpApp(runtime, package=config.package, limits=limits), mcp, security)
-    serve_app(app, host=options["host"], port=options["port"])
+    return ToolproofApp(HttpApp(runtime, package=config.package, limits=limits), mcp, security)
+
+
+def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any], options: dict[str, Any]) -> None:
+    """Serve the HTTP app until interrupted: in this process, or in ``--workers`` processes under a supervisor.
+
+    ``served`` holds what the host options named (workspace, skills, toolset, project), for the workers to
+    load the project as this process did.
+    """
+    from toolproof.runtime.serve.http_server import reuse_port_socket
+    from toolproof.runtime.serve.http_server import serve as serve_app
+    from toolproof.runtime.serve.workers import WORKER_ENV, Supervisor, shared_secret_env
+    from toolproof.runtime.skills.gate import GateSecretError
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    app = _http_app(config, runtime, options)  # here too, so a bad option stops the supervisor, not each worker
+    if options["workers"] == 1:
+        serve_app(app, host=options["host"], port=options["port"])
+        return
+    try:
+        secret = shared_secret_env()
+        # Bound but not listening: it names the port for --port 0, and holds it while a worker restarts.
+        reserved = reuse_port_socket(options["host"], options["port"], listen=False)
+    except (GateSecretError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    with reserved:
+        port: int = reserved.getsockname()[1]
+        spec = {"served": served, "options": {**options, "port": port}}
+        env = {**os.environ, **secret, WORKER_ENV: json.dumps(spec, default=str)}
+        command = [sys.executable, "-c", "from toolproof.runtime.serve.commands import serve_worker; serve_worker()"]
+        click.echo(f"toolproof: serving http://{options['host']}:{port} with {options['workers']} workers", err=True)
+        status = Supervisor(command, options["workers"], env).run()
+    if status:
+        sys.exit(status)
+
+
+def serve_worker() -> None:
+    """Run one worker of ``serve --workers``: load the project named in ``$TOOLPROOF_WORKER`` and serve it.
+
+    The supervisor has checked the options, bound the port and put the gate
+    secret in the environment; the worker binds its own socket on that port
+    with ``SO_REUSEPORT`` and stops when the supervisor does.
+    """
+    from toolproof.runtime.serve.http_server import serve as serve_app
+    from toolproof.runtime.serve.workers import WORKER_ENV, watch_supervisor
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    spec = json.loads(os.environ[WORKER_ENV])
+    served, options = spec["served"], spec["options"]
+    options["auth_tokens"] = None if options["auth_tokens"] is None else Path(options["auth_tokens"])
+    options["allow_hosts"], options["allow_origins"] = tuple(options["allow_hosts"]), tuple(options["allow_origins"])
+    project = None if served["project"] is None else Path(served["project"])
+    config = project_or_exit(project)
+    runtime = runtime_or_exit(config, tuple(served["workspace"]), tuple(served["skills"]), served["toolset"])
+    app = _http_app(config, runtime, options)
+    watch_supervisor()
+    serve_app(app, host=options["host"], port=options["port"], reuse_port=True)
 
 
 @serve.command("mcp")
@@ -263,7 +325,8 @@ def serve_mcp(
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
     if transport == "http":
-        _serve_http(config, runtime, options)
+        served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
+        _serve_http(config, runtime, served, options)
         return
     serve_stdio(McpServer(runtime, package=config.package))
 
@@ -286,7 +349,8 @@ def serve_http(
     runtime = runtime_or_exit(config, workspace, skills, toolset)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
-    _serve_http(config, runtime, options)
+    served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
+    _serve_http(config, runtime, served, options)
 
 
 @click.command()

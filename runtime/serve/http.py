@@ -1,7 +1,8 @@
 """The HTTP façade: a small hand-written ASGI app over the runtime.
 
 ``POST /tools/{name}`` takes the arguments as a JSON body and answers 200 with
-the tool's output, or the catalogued error as ``{code, message, hint}`` under
+the tool's output, or the catalogued error as ``{code, message, hint}`` (and
+``output``, the object the contract's ``render.error_output`` builds) under
 the status its contract gives it (400 when the body is not JSON, 422 when it
 breaks the input schema). ``GET /openapi.json`` serves the document ``make gen``
 wrote, with the input schemas this runtime serves (dynamic enums included). The

@@ -26,6 +26,10 @@ uvicorn's ``H11Protocol`` and its request cycle (``cycle``, ``connections``,
 drives a live server through each of these limits. At start, the descriptor limit is raised to
 the hard limit, and ``max_connections`` lowered to what remains once the tool
 calls have the descriptors they may need.
+
+With ``reuse_port`` (each worker of ``serve --workers``), the server binds its
+own listening socket with ``SO_REUSEPORT`` (``reuse_port_socket``), and the
+kernel spreads new connections over the workers' sockets.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import socket
 from dataclasses import replace
 from typing import Any, ClassVar, Final, Protocol
 
@@ -42,7 +47,15 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from toolproof.runtime.files.access import MAX_OPEN_DIRS
 from toolproof.runtime.serve.http import HttpLimits, Receive, Scope, Send
 
-__all__ = ["BACKLOG", "MAX_HEAD_BYTES", "LimitedApp", "affordable_connections", "raise_descriptor_limit", "serve"]
+__all__ = [
+    "BACKLOG",
+    "MAX_HEAD_BYTES",
+    "LimitedApp",
+    "affordable_connections",
+    "raise_descriptor_limit",
+    "reuse_port_socket",
+    "serve",
+]
 
 _log = logging.getLogger("toolproof.http")
 
@@ -232,8 +245,48 @@ class LimitedApp(Protocol):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
 
-def serve(app: LimitedApp, *, host: str, port: int) -> None:
-    """Serve ``app`` on ``host:port`` until interrupted, within ``app.limits``."""
+def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:
+    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, listening unless ``listen`` is False.
+
+    Workers that each bind such a socket share the port, and the kernel hands
+    each new connection to one of them: no worker accepts for another, and none
+    wakes for a connection another takes. The socket is made with the protocol
+    ``IPPROTO_TCP`` (as ``getaddrinfo`` gives it), not 0: asyncio sets
+    ``TCP_NODELAY`` only on accepted sockets whose protocol says TCP, and
+    without it Nagle's algorithm meets the client's delayed ACK and a small
+    response waits about 40 ms (what uvicorn's ``--workers`` shows, whose
+    shared socket is made with protocol 0).
+
+    Raises:
+        OSError: the address cannot be bound (in use by a socket without ``SO_REUSEPORT``, say).
+    """
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        if listen:
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) -> None:
+    """Serve ``app`` on ``host:port`` until interrupted, within ``app.limits``.
+
+    Args:
+        app: the application and its limits.
+        host: the address to listen on.
+        port: the port to listen on.
+        reuse_port: bind with ``SO_REUSEPORT``, sharing the port with the other workers of ``serve --workers``.
+    """
     import uvicorn
 
     limits = app.limits
@@ -242,7 +295,7 @@ def serve(app: LimitedApp, *, host: str, port: int) -> None:
         _log.warning("serving at most %d connections: the limit on open files allows no more", connections)
         limits = replace(limits, max_connections=connections)
     protocol = type("GuardedH11", (_GuardedH11,), {"limits": limits, "waiting": {}, "refusing": set()})
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -253,3 +306,7 @@ def serve(app: LimitedApp, *, host: str, port: int) -> None:
         log_level="warning",
         access_log=False,
     )
+    server = uvicorn.Server(config)
+    server.run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
+    if not server.started:
+        raise SystemExit(3)  # uvicorn logged why (the address in use, say), as uvicorn.run exits

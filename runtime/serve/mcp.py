@@ -9,8 +9,10 @@ the test peer.
 Protocol: the ``initialize`` handshake (revisions 2024-11-05 to 2025-11-25,
 negotiated) and the 2026-07-28 ``server/discover``; ``tools/list`` in a
 deterministic order (sorted by name); ``tools/call`` answers tool errors as
-results with ``isError`` and the catalogued code in ``_meta``; unknown tools,
-unknown methods and malformed messages get JSON-RPC errors. Each connection is
+results with ``isError`` and the catalogued code (and the contract's error
+object, never ``structuredContent``, which clients hold to the tool's
+``outputSchema``) in ``_meta``; unknown tools, unknown methods and malformed
+messages get JSON-RPC errors. Each connection is
 one session, so the skill gate binds tokens to it.
 
 Before ``initialize`` has been answered only ``ping`` and ``server/discover``
@@ -59,7 +61,8 @@ from typing import Any, BinaryIO, ClassVar, Final
 from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.printable import encodable_json, is_encodable
+from toolproof.runtime.logs import log_failure
+from toolproof.runtime.printable import encodable_json, is_encodable, printable
 from toolproof.runtime.result import json_bytes, json_value
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 
@@ -87,7 +90,7 @@ STDIO_WORKERS: Final = 8
 """Tool calls a stdio connection runs at once."""
 LIST_TTL_MS: Final = 60_000
 ERROR_META_KEY: Final = "dev.toolproof/error"
-"""Where an ``isError`` result carries the catalogued ``{code, message}``."""
+"""Where an ``isError`` result carries the catalogued ``{code, message}``, and ``output`` (``render.error_output``)."""
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INTERNAL_ERROR = -32603
@@ -131,7 +134,7 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     try:
         return json_bytes(encodable_json(message)) + b"\n"
     except ValueError:
-        _log.exception("an MCP answer cannot be encoded as JSON")
+        log_failure(_log, "an MCP answer cannot be encoded as JSON")
     request_id = message.get("id")
     answer = _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
     return json_bytes(encodable_json(answer)) + b"\n"
@@ -241,7 +244,7 @@ class McpServer:
             request = _Request(request_id, params, notify or self.notify, session or self.session)
             answer = handler(self, request)
         except Exception:  # a bug of ours: answer, log, keep serving
-            _log.exception("MCP %s failed", method)
+            log_failure(_log, "MCP %s failed", printable(str(method)))
             return _error(request_id, INTERNAL_ERROR, "Internal error")
         if enveloped and "result" in answer:
             result = answer["result"]
@@ -323,7 +326,11 @@ class McpServer:
         if result.error is None:
             payload["content"].extend(blocks)  # after the rendered text, which every transport carries
         if result.error is not None:
-            payload["_meta"] = {ERROR_META_KEY: {"code": result.error.code, "message": result.error.message}}
+            error: dict[str, Any] = {"code": result.error.code, "message": result.error.message}
+            if result.error.output is not None:
+                # Not structuredContent: clients check that against the tool's outputSchema even with isError.
+                error["output"] = result.error.output
+            payload["_meta"] = {ERROR_META_KEY: error}
         return _result(request_id, payload)
 
     def _reporter(self, request: _Request, blocks: list[dict[str, Any]]) -> Callable[[str, Mapping[str, Any]], None]:
@@ -456,7 +463,7 @@ def serve_stdio(
         try:
             return server.handle(message)
         except Exception:  # a server that answers with an exception still leaves the loop serving
-            _log.exception("an MCP message could not be handled")
+            log_failure(_log, "an MCP message could not be handled")
             request_id = message.get("id") if isinstance(message, Mapping) else None
             return _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
 

@@ -28,6 +28,7 @@ from typing import Final, Literal
 
 from toolproof.runtime.files.access import Directory, FileAccessError
 from toolproof.runtime.files.decoding import DecodeError, decode
+from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import is_printable, one_line, printable
 from toolproof.runtime.skills.frontmatter import parse_skill
 
@@ -183,7 +184,7 @@ class SkillCatalog:
                 try:
                     self._scan_entry(root, folder, name, source)
                 except Exception as exc:  # a bug of ours must not stop a host: the skill is left out and reported
-                    _log.exception("reading skill %s in %s failed", printable(name), printable(str(folder)))
+                    log_failure(_log, "reading skill %s in %s failed", printable(name), printable(str(folder)))
                     self.notes.append(f"skill '{name}' skipped: it could not be read ({type(exc).__name__})")
 
     def _scan_entry(self, root: Directory, folder: Path, name: str, source: Source) -> None:

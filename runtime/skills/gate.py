@@ -16,6 +16,9 @@ The secret, and how short it may be:
   non-empty bytes; the code that passes it answers for its strength;
 - ``$TOOLPROOF_GATE_SECRET``: at least 16 bytes (``MIN_ENV_SECRET_BYTES``), else
   the host does not start; set but empty is refused too, not ignored;
+- otherwise the key a ``serve --workers`` supervisor handed its workers
+  (``$TOOLPROOF_GATE_KEY_HEX``, the key file's bytes as hex), so every worker
+  signs with one key;
 - otherwise the per-user key file ``$XDG_STATE_HOME/toolproof/gate.key``: 32
   random bytes (``KEY_BYTES``), made atomically (written to a temporary file
   beside it, synced, then renamed into place under a lock), so a process that
@@ -44,6 +47,7 @@ from toolproof.runtime.errors import ToolproofError
 __all__ = [
     "BUILTIN_SCHEME",
     "KEY_BYTES",
+    "KEY_HEX_ENV",
     "MIN_ENV_SECRET_BYTES",
     "SECRET_ENV",
     "GateSecretError",
@@ -61,6 +65,13 @@ MIN_ENV_SECRET_BYTES: Final = 16
 """The shortest secret ``$TOOLPROOF_GATE_SECRET`` may hold (128 bits, if it is random)."""
 KEY_BYTES: Final = 32
 """The length of the per-user key file's random key; a shorter file is replaced."""
+KEY_HEX_ENV: Final = "TOOLPROOF_GATE_KEY_HEX"
+"""The per-user key, hex-encoded, as ``serve --workers`` hands it to its workers.
+
+The key file's random bytes may hold NUL, which no environment variable can
+carry, so the supervisor passes them as hex; a worker signs with the very bytes
+of the key file, and its tokens are those of a single-process host.
+"""
 
 
 class GateSecretError(ToolproofError, ValueError):
@@ -143,6 +154,15 @@ def default_secret() -> bytes:
     secret = env_secret()
     if secret is not None:
         return secret
+    handed = os.environ.get(KEY_HEX_ENV)
+    if handed is not None:
+        try:
+            given = bytes.fromhex(handed)
+        except ValueError:
+            given = b""
+        if len(given) < MIN_ENV_SECRET_BYTES:
+            raise GateSecretError(f"${KEY_HEX_ENV} must hold at least {MIN_ENV_SECRET_BYTES} bytes as hex")
+        return given
     state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "toolproof"
     key = state / "gate.key"
     try:

@@ -45,7 +45,7 @@ def test_an_initialised_project_passes_its_own_checks(project: Path) -> None:
     assert check.exit_code == 0, check.output
     assert lint.exit_code == 0, lint.output
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "5 passed" in tests.stdout
+    assert "12 passed" in tests.stdout
 
 
 def test_an_initialised_project_serves_its_tool(project: Path) -> None:

@@ -216,3 +216,75 @@ def test_a_large_file_counted_by_numpy_is_numbered_as_splitlines_numbers_it(tmp_
     expected = [line[:80] for line in every[start - 1 : start + 1999]]
     assert (window.lines, window.total) == (expected, len(every))
     assert window.cut == [i for i, line in enumerate(every[start - 1 : start + 1999]) if len(line) > 80]
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    st = path.stat()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _rewrite_in_place(path: Path, data: bytes, mtime_ns: int) -> None:
+    """Overwrite ``path`` (same inode, same size) and put its mtime back, as a same-tick rewrite leaves it."""
+    with path.open("r+b") as f:
+        f.write(data)
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+def test_a_file_rewritten_in_place_to_the_same_size_and_mtime_is_read_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    old = b"".join(b"old %04d\n" % i for i in range(3000))
+    new = b"".join(b"n%02d\n" % (i % 100) for i in range(len(old) // 4))
+    assert len(new) == len(old)
+    path.write_bytes(old)
+    mtime = path.stat().st_mtime_ns
+    first = _window(path, start=2000, limit=2, max_line_bytes=100, count_total=True, identity=_identity(path))
+    assert first.lines == [b"old 1999", b"old 2000"]
+
+    _rewrite_in_place(path, new, mtime)
+    assert _identity(path)[2:] == (len(old), mtime)
+    window = _window(path, start=2000, limit=2, max_line_bytes=100, count_total=True, identity=_identity(path))
+
+    assert (window.lines, window.total) == (new.splitlines()[1999:2001], len(new.splitlines()))
+
+
+@pytest.fixture
+def same_ctime(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every file keeps one ctime, as two writes within one tick of the kernel's coarse clock do."""
+    monkeypatch.setattr(lines_module, "_ctime_ns", lambda fd: 1)
+    yield
+    clear_index_cache()
+
+
+@pytest.mark.usefixtures("same_ctime")
+def test_a_same_tick_rewrite_of_the_head_is_caught_by_the_fingerprint(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    old = b"".join(b"line %06d\n" % i for i in range(60_000))
+    path.write_bytes(old)
+    mtime = path.stat().st_mtime_ns
+    _window(path, start=50_000, limit=1, max_line_bytes=100, count_total=True, identity=_identity(path))
+    new = b"\n" * 100 + old[100:]  # ten lines become a hundred empty ones: every later line number moves
+
+    _rewrite_in_place(path, new, mtime)
+    window = _window(path, start=50_000, limit=1, max_line_bytes=100, count_total=True, identity=_identity(path))
+
+    assert (window.lines, window.total) == ([new.splitlines()[49_999]], len(new.splitlines()))
+
+
+@pytest.mark.usefixtures("same_ctime")
+def test_a_same_tick_rewrite_of_the_chunk_a_window_starts_in_is_caught_before_its_checkpoint_is_used(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "notes.txt"
+    old = b"".join(b"line %06d\n" % i for i in range(60_000))
+    path.write_bytes(old)
+    mtime = path.stat().st_mtime_ns
+    identity = _identity(path)
+    _window(path, start=50_000, limit=1, max_line_bytes=100, count_total=True, identity=identity)
+    checkpoint = lines_module.CHUNK + 4 * lines_module.FIRST_CHUNK + lines_module.FIRST_CHUNK  # the third chunk
+    assert checkpoint < 49_999 * 12 < len(old) - 4096
+    new = old[:checkpoint] + b"\n" * 120 + old[checkpoint + 120 :]  # more lines after the checkpoint
+
+    _rewrite_in_place(path, new, mtime)
+    window = _window(path, start=50_000, limit=1, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert (window.lines, window.total) == ([new.splitlines()[49_999]], len(new.splitlines()))

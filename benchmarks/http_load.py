@@ -1,0 +1,189 @@
+"""HTTP figures under a real load generator: toolproof's app with 1 and N workers, next to a bare ASGI app.
+
+Run with ``make bench`` (or ``python benchmarks/http_load.py [--seconds S] [--workers N]``). ``wrk`` (Debian's
+package, installed by the Makefile) drives, on loopback, a small read two ways: REST ``POST
+/tools/read_file_in_skill`` and a stateless 2026-07-28 MCP ``tools/call`` of the same tool over ``/mcp``;
+and, as the floor, ``benchmarks/_bare_asgi.py`` (answers ``{}`` at once) under the same hardened server
+(``toolproof.runtime.serve.http_server.serve``, the same ``SO_REUSEPORT`` sockets for N workers). For 1, 8
+and 64 keep-alive connections it prints requests per second and p50/p99 latency, and each figure's ratio to
+the bare app's at the same connections and workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+HERE = Path(__file__).parent
+CONNECTIONS = (1, 8, 64)
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+ARGS = {"skill_name": "calculator", "file_path": "examples/basic.py"}
+# The bare app is loaded from its file (benchmarks/ is not a package), and health is asked over a raw socket.
+_BARE = """
+import importlib.util
+spec = importlib.util.spec_from_file_location("_bare_asgi", {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+bare = module.app
+from toolproof.runtime.serve.http import HttpLimits
+from toolproof.runtime.serve.http_server import serve
+
+class Bare:
+    limits = HttpLimits()
+    async def __call__(self, scope, receive, send):
+        await bare(scope, receive, send)
+
+serve(Bare(), host="127.0.0.1", port={port}, reuse_port=True)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait(port: int, procs: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as conn:
+                conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if conn.recv(64).startswith(b"HTTP/1.1 200"):
+                    return
+        except OSError:
+            if any(proc.poll() is not None for proc in procs):
+                break
+            time.sleep(0.05)
+    raise RuntimeError(f"no server on port {port}")
+
+
+def _start_toolproof(skills: Path, port: int, workers: int) -> list[subprocess.Popen[bytes]]:
+    argv = [sys.executable, "-m", "toolproof", "serve", "http", "--skills", str(skills), "--port", str(port)]
+    argv += ["--workers", str(workers), "--max-calls", "8"]
+    return [subprocess.Popen(argv, stderr=subprocess.DEVNULL)]
+
+
+def _start_bare(port: int, workers: int) -> list[subprocess.Popen[bytes]]:
+    code = _BARE.format(path=str(HERE / "_bare_asgi.py"), port=port)
+    return [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL) for _ in range(workers)]
+
+
+def _lua(body: Mapping[str, object], headers: Mapping[str, str]) -> str:
+    lines = ['wrk.method = "POST"', f"wrk.body = {json.dumps(json.dumps(body))}"]
+    lines += [f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in headers.items()]
+    return "\n".join(lines) + "\n"
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def _ms(text: str) -> float:
+    match = re.fullmatch(r"([\d.]+)(us|ms|s)", text)
+    if match is None:
+        raise ValueError(f"not a wrk duration: {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _wrk(wrk: str, url: str, script: Path, connections: int, seconds: int) -> tuple[float, float, float, int]:
+    """Requests per second, p50 and p99 latency (ms), and non-2xx answers of one wrk run."""
+    argv = [wrk, f"-t{min(connections, 4)}", f"-c{connections}", f"-d{seconds:g}s", "--latency", "-s", str(script), url]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=seconds + 30).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = _ms(re.search(r"^\s*50%\s+(\S+)", out, re.M).group(1))  # type: ignore[union-attr]
+    p99 = _ms(re.search(r"^\s*99%\s+(\S+)", out, re.M).group(1))  # type: ignore[union-attr]
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return rps, p50, p99, int(bad.group(1)) if bad else 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=2, help="Seconds per wrk run.")
+    parser.add_argument("--workers", type=int, default=2, help="N, the workers of the scaled-out runs.")
+    options = parser.parse_args()
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        sys.exit("benchmarks/http_load.py needs wrk: `make` installs it (apt-get install -y wrk)")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        skills = base / "skills"
+        (skills / "calculator" / "examples").mkdir(parents=True)
+        (skills / "calculator" / "SKILL.md").write_text(
+            "---\nname: calculator\ndescription: Adds numbers.\n---\n# Calculator\n", encoding="utf-8"
+        )
+        (skills / "calculator" / "examples" / "basic.py").write_text(
+            "def add(a, b):\n    return a + b\n", encoding="utf-8"
+        )
+        scripts = {
+            "REST read": ("/tools/read_file_in_skill", base / "rest.lua"),
+            "MCP tools/call": ("/mcp", base / "mcp.lua"),
+            "bare ASGI app": ("/", base / "bare.lua"),
+        }
+        scripts["REST read"][1].write_text(_lua(ARGS, {"Content-Type": "application/json"}), encoding="utf-8")
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "read_file_in_skill", "arguments": ARGS, "_meta": ENVELOPE},
+        }
+        mcp_headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "read_file_in_skill",
+        }
+        scripts["MCP tools/call"][1].write_text(_lua(message, mcp_headers), encoding="utf-8")
+        scripts["bare ASGI app"][1].write_text(_lua({}, {"Content-Type": "application/json"}), encoding="utf-8")
+
+        results: dict[tuple[str, int, int], tuple[float, float, float, int]] = {}
+        for workers in (1, options.workers):
+            for kind in ("bare ASGI app", "toolproof"):
+                port = _free_port()
+                bare = kind.startswith("bare")
+                procs = _start_bare(port, workers) if bare else _start_toolproof(skills, port, workers)
+                try:
+                    _wait(port, procs)
+                    names = ["bare ASGI app"] if bare else ["REST read", "MCP tools/call"]
+                    for name in names:
+                        path, script = scripts[name]
+                        for connections in CONNECTIONS:
+                            _wrk(wrk, f"http://127.0.0.1:{port}{path}", script, connections, 1)  # warm up
+                            results[name, workers, connections] = _wrk(
+                                wrk, f"http://127.0.0.1:{port}{path}", script, connections, options.seconds
+                            )
+                finally:
+                    for proc in procs:
+                        proc.terminate()
+                    for proc in procs:
+                        proc.wait(timeout=40)
+
+    print(f"\nHTTP on loopback under wrk ({options.seconds:g} s a run), small read; ratios to the bare ASGI app")
+    print(f"{'':18} {'workers':>7} {'conns':>5} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  {'x bare req/s':>12}")
+    for workers in (1, options.workers):
+        for name in ("bare ASGI app", "REST read", "MCP tools/call"):
+            for connections in CONNECTIONS:
+                rps, p50, p99, bad = results[name, workers, connections]
+                ratio = rps / results["bare ASGI app", workers, connections][0]
+                flag = f"  ({bad} non-2xx)" if bad else ""
+                print(
+                    f"{name:18} {workers:>7} {connections:>5} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}  {ratio:>12.2f}{flag}"
+                )
+
+
+if __name__ == "__main__":
+    main()
