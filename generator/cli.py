@@ -16,6 +16,7 @@ from toolproof import __version__
 from toolproof.runtime.serve.options import project_option, project_or_exit
 
 if TYPE_CHECKING:
+    from toolproof.generator.problems import Problem
     from toolproof.generator.project import Project
     from toolproof.runtime.project import ProjectConfig
 
@@ -94,9 +95,16 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
     help="How to report: text for people (on stderr); json, github (workflow annotations), "
     "sarif (2.1.0) or junit (XML, one test case per contract) on stdout.",
 )
+@click.option(
+    "--against",
+    metavar="REF",
+    default=None,
+    help="Also report contracts whose changes since REF (as `toolproof breaking` sees them) break callers "
+    "without a major version bump.",
+)
 @_STRICT_EXPORT
 @project_option
-def lint(fmt: str, strict_export: bool, project: Path | None) -> None:
+def lint(fmt: str, against: str | None, strict_export: bool, project: Path | None) -> None:
     """Check the contracts; report every problem, and every export loss not accepted, with its rule.
 
     Text lines read `file:line:col: level [RULE-ID] message`. The project's
@@ -111,6 +119,9 @@ def lint(fmt: str, strict_export: bool, project: Path | None) -> None:
     config = project_or_exit(project)
     strict_export = strict_export or config.lint.get("strict-export") is True
     loaded = load_project(config, strict_export=strict_export, show_losses=True)
+    if against is not None and loaded.ok:
+        loaded.problems.extend(_version_problems(config, loaded, against))
+        loaded.problems.sort()
     folder = config.relative(config.contracts) + "/"
     files = sorted(
         {c.source for c in loaded.contracts} | {p.file for p in loaded.problems if p.file.startswith(folder)}
@@ -128,6 +139,28 @@ def lint(fmt: str, strict_export: bool, project: Path | None) -> None:
     if fmt == "text":
         warned = f", {counts['warnings']} warning(s)" if counts["warnings"] else ""
         click.echo(f"{len(loaded.contracts)} contract(s) OK{warned}")
+
+
+def _version_problems(config: ProjectConfig, loaded: Project, against: str) -> list[Problem]:
+    """``version-not-bumped`` problems: what `breaking` reports as VERSION_NOT_BUMPED, as lint problems."""
+    from toolproof.generator.breaking import compare, load_against
+    from toolproof.generator.breaking_rules import BreakingError, load_severities
+    from toolproof.generator.problems import rule
+
+    try:
+        levels = load_severities(config)
+        old = load_against(against, config)
+    except BreakingError as exc:
+        click.echo(f"toolproof: {exc}", err=True)
+        sys.exit(2)
+    findings = compare(
+        old, loaded.contracts, levels, enums=loaded.enum_sources(), folder=config.relative(config.contracts)
+    )
+    return [
+        rule("version-not-bumped").at(f.where.file, f.where.line, f.where.column, f.message)
+        for f in findings
+        if f.rule == "VERSION_NOT_BUMPED" and f.level.value == "error"
+    ]
 
 
 @click.command()

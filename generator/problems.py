@@ -124,6 +124,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP404", "export-loss", _N, "An export dropped or rewrote part of a schema (error if strict)."),
         Rule("TP405", "accept-losses", _E, "An accept-losses entry in the settings is malformed."),
         Rule("TP406", "unused-accepted-loss", _W, "An accept-losses entry that matches no loss of its provider."),
+        Rule("TP407", "version-not-bumped", _E, "With --against: a change that breaks callers kept the major version."),
     )
 }
 # fmt: on

@@ -161,8 +161,12 @@ def _problems(root: Path) -> list[str]:
     return [str(p) for p in load_project(root, show_losses=True).problems]
 
 
+ELSEWHERE = {"TP407": "tests/generator/test_lint_against.py: it needs a git history to compare with"}
+"""Rules whose cases need more than a contracts folder, and the test that holds them."""
+
+
 def test_every_rule_has_a_case_here_or_an_invalid_contract() -> None:
-    missing = [r for r in RULES if r not in CASES and _from_invalid(r) is None]
+    missing = [r for r in RULES if r not in CASES and r not in ELSEWHERE and _from_invalid(r) is None]
 
     assert missing == []
 
@@ -176,7 +180,7 @@ def test_rule_ids_and_names_are_stable_and_well_formed() -> None:
     assert rule("export-loss").level is Level.NOTE
 
 
-@pytest.mark.parametrize("rule_id", sorted(RULES))
+@pytest.mark.parametrize("rule_id", sorted(set(RULES) - set(ELSEWHERE)))
 def test_each_rule_reports_its_problem(rule_id: str, tmp_path: Path) -> None:
     folder = tmp_path / "contracts"
     folder.mkdir()
