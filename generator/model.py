@@ -66,6 +66,8 @@ class Contract:
     handler: str
     toolsets: tuple[str, ...]
     needs: tuple[str, ...]
+    timeout: float | None
+    """Seconds a call may run before it ends in ``timed_out``; None: no limit."""
     annotations: Mapping[str, bool]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
@@ -129,6 +131,7 @@ class Contract:
             "handler": self.handler,
             "toolsets": list(self.toolsets),
             "needs": list(self.needs),
+            **({"timeout": self.timeout} if self.timeout is not None else {}),
             "input": self.input_schema,
             "output": self.output_schema,
             "errors": {
@@ -186,6 +189,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         handler=data.get("handler") or default_handler_ref(module, handlers_package),
         toolsets=tuple(data.get("toolsets", ())),
         needs=tuple(data.get("needs", ())),
+        timeout=data.get("timeout"),
         annotations=data["annotations"],
         input_schema=data["input"],
         output_schema=data["output"],

@@ -10,13 +10,27 @@ where; a lone surrogate that a handler puts in its output, a message or a text
 (a file name read from disk, say) becomes U+FFFD; an output that is not JSON at
 all is ``internal_error``; and a result larger than ``max_result_bytes`` is
 ``response_too_large``, so no host is handed more than it can send.
+
+A contract's ``timeout`` bounds how long a call waits for its handler. Such a
+handler runs in a small thread pool the ``Runtime`` owns (made on the first
+such call); past the timeout the call ends in ``timed_out``. A thread cannot be
+killed: the handler keeps running to completion in the background and its
+result is discarded. The pool bounds how many such handlers can pile up: when
+every worker is busy, a call with a timeout fails fast with ``timed_out``
+rather than queueing behind them. The workers are ordinary threads, so a
+process exits only once the handlers they run have returned. Calls of tools
+without a timeout run inline.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +43,7 @@ from toolproof.runtime.errors import (
     INVALID_ARGUMENTS,
     RESPONSE_TOO_LARGE,
     STANDARD_ERRORS,
+    TIMED_OUT,
     UNKNOWN_TOOL,
     RegistryError,
     ToolError,
@@ -41,7 +56,7 @@ from toolproof.runtime.result import ErrorInfo, ToolResult, json_bytes, json_siz
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.template import Template
 
-__all__ = ["MAX_ARGUMENT_BYTES", "MAX_RESULT_BYTES", "Runtime"]
+__all__ = ["MAX_ARGUMENT_BYTES", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
 
 _log = logging.getLogger("toolproof.dispatch")
 
@@ -51,10 +66,17 @@ MAX_ARGUMENT_BYTES = 1 << 20
 MAX_RESULT_BYTES = 16 << 20
 """Results larger than this (rendered text plus output as JSON) become ``response_too_large`` (16 MiB)."""
 
+TIMEOUT_WORKERS = 4
+"""Handlers of tools with a ``timeout`` that may run at once, timed-out ones still running included."""
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PLAIN_KEY = re.compile("[a-zA-Z][a-zA-Z0-9_]*")
 _UNKNOWN = Template(STANDARD_ERRORS[UNKNOWN_TOOL].message)
 _DEFAULT_ERROR_RENDER = Template("ERROR: {message}")
+
+
+class _TimedOut(Exception):
+    """A handler did not finish within its contract's timeout, or no worker was free to run it."""
 
 
 class _BadArguments(Exception):
@@ -203,6 +225,8 @@ class Runtime:
         max_argument_bytes: longest argument string accepted.
         max_result_bytes: largest result handed to a transport: its rendered text and its output
             as JSON, in UTF-8 bytes; a larger one is ``response_too_large``.
+        timeout_workers: handlers of tools with a contract ``timeout`` that may run at once
+            (those that timed out and still run count); past it such a call is ``timed_out`` at once.
 
     Raises:
         RegistryError: a contract has no handler, a handler module serves no
@@ -219,6 +243,7 @@ class Runtime:
         toolset: str | None = None,
         max_argument_bytes: int = MAX_ARGUMENT_BYTES,
         max_result_bytes: int = MAX_RESULT_BYTES,
+        timeout_workers: int = TIMEOUT_WORKERS,
     ) -> None:
         bound = list(tools) if tools is not None else bind(load_specs())
         if toolset is not None:
@@ -227,6 +252,10 @@ class Runtime:
         self.validate_output = validate_output
         self.max_argument_bytes = max_argument_bytes
         self.max_result_bytes = max_result_bytes
+        self.timeout_workers = timeout_workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(timeout_workers)
         self.unavailable: dict[str, tuple[str, ...]] = {}
         """Tools left out because the host did not supply what they need: name → missing resources."""
         served: list[BoundTool] = []
@@ -320,7 +349,13 @@ class Runtime:
             log_failure(_log, "validating the arguments of %s failed", printable(name))
             return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"}, args), 0
         try:
-            output = tool.handler(args, self.context(name, session))
+            if spec.timeout is None:
+                output = tool.handler(args, self.context(name, session))
+            else:
+                output = self._bounded(tool.handler, args, self.context(name, session), spec.timeout)
+        except _TimedOut:
+            _log.warning("%s did not finish within %s s; it runs on in the background", printable(name), spec.timeout)
+            return self._error(spec, TIMED_OUT, {"seconds": spec.timeout}, args), 0
         except ToolError as exc:
             if exc.code not in spec.errors or exc.code == INTERNAL_ERROR:
                 _log.error("%s raised %s, which is not in its catalogue", printable(name), printable(repr(exc)))
@@ -351,6 +386,41 @@ class Runtime:
             log_failure(_log, "rendering the result of %s failed", printable(name))
             return self._error(spec, INTERNAL_ERROR, {}, args), 0
         return ToolResult(name, output, None, text), size
+
+    def _bounded(self, handler: Callable[[Any, ToolContext], Any], args: Any, ctx: ToolContext, timeout: float) -> Any:
+        """What ``handler`` returns (or raises) when it finishes within ``timeout`` seconds, in a worker thread.
+
+        Raises:
+            _TimedOut: it did not finish in time, or every worker is busy.
+        """
+        if not self._slots.acquire(blocking=False):  # every worker busy: refuse rather than queue
+            _log.warning("no worker is free for a handler with a timeout (%d busy)", self.timeout_workers)
+            raise _TimedOut
+        try:
+            future = self._workers().submit(contextvars.copy_context().run, handler, args, ctx)
+        except BaseException:
+            self._slots.release()
+            raise
+        future.add_done_callback(self._release)
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            raise _TimedOut from None
+
+    def _release(self, _future: Future[Any]) -> None:
+        self._slots.release()
+
+    def _workers(self) -> ThreadPoolExecutor:
+        """The pool of handlers with a timeout, made on first use.
+
+        Made lazily: a worker thread is started by the call that first needs it,
+        and inherits that thread's per-thread state (Linux capabilities, which a
+        conformance replay of a restricted example drops before it builds its runtime).
+        """
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.timeout_workers, thread_name_prefix="toolproof-timeout")
+            return self._pool
 
     def _sealed(self, spec: ToolSpec, result: ToolResult, output_size: int) -> ToolResult:
         """``result`` with lone surrogates in its texts made U+FFFD, or ``response_too_large`` past the cap."""

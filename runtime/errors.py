@@ -12,7 +12,8 @@ A handler fails only by raising ``ToolError`` through the typed factories that
 ``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).
 The dispatcher turns bad arguments into ``invalid_arguments``, a name nobody
 registered into ``unknown_tool``, a result larger than the host's cap into
-``response_too_large``, and any other exception into ``internal_error``, whose
+``response_too_large``, a handler that outlives its contract's ``timeout`` into
+``timed_out``, and any other exception into ``internal_error``, whose
 message is a fixed sentence: no traceback and no host path ever reaches a model.
 """
 
@@ -27,6 +28,7 @@ __all__ = [
     "INVALID_ARGUMENTS",
     "RESPONSE_TOO_LARGE",
     "STANDARD_ERRORS",
+    "TIMED_OUT",
     "UNKNOWN_TOOL",
     "RegistryError",
     "StandardError",
@@ -39,6 +41,7 @@ INVALID_ARGUMENTS: Final = "invalid_arguments"
 UNKNOWN_TOOL: Final = "unknown_tool"
 INTERNAL_ERROR: Final = "internal_error"
 RESPONSE_TOO_LARGE: Final = "response_too_large"
+TIMED_OUT: Final = "timed_out"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,11 @@ STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
         message="The result is too large to return: about {size} bytes; the limit is {limit}.",
         hint="Ask for less: a smaller range or limit, or a narrower request.",
         status=413,
+    ),
+    TIMED_OUT: StandardError(
+        message="The tool did not finish within {seconds} s.",
+        hint="Ask for less work in one call (a smaller range, a narrower request), or continue without this tool.",
+        status=504,
     ),
 }
 """Codes every contract inherits, with their message templates."""

@@ -109,6 +109,8 @@ class ToolSpec:
     """The generated package the contract came from (names its origin in messages)."""
     render_error_output: ErrorOutput | None = None
     """The structured object every error carries (``render.error_output``); None when the contract has none."""
+    timeout: float | None = None
+    """Seconds a call may run before it ends in ``timed_out``; None: no limit, the handler runs inline."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -140,6 +142,7 @@ class ToolSpec:
             source=data["source"],
             package=package,
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
+            timeout=data.get("timeout"),
         )
 
     @property

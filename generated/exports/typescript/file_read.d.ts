@@ -64,7 +64,8 @@ export type FileReadErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface FileReadError {
   code: FileReadErrorCode;

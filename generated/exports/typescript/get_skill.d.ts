@@ -30,7 +30,8 @@ export type GetSkillErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface GetSkillError {
   code: GetSkillErrorCode;

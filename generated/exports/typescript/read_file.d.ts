@@ -58,7 +58,8 @@ export type ReadFileErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface ReadFileError {
   code: ReadFileErrorCode;

@@ -34,7 +34,8 @@ export type ReadFileInSkillErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface ReadFileInSkillError {
   code: ReadFileInSkillErrorCode;

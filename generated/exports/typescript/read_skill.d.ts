@@ -26,7 +26,8 @@ export type ReadSkillErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface ReadSkillError {
   code: ReadSkillErrorCode;

@@ -27,7 +27,8 @@ export type JsonSchema202012ToolErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface JsonSchema202012ToolError {
   code: JsonSchema202012ToolErrorCode;

@@ -21,7 +21,8 @@ export type TestErrorHandlingErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface TestErrorHandlingError {
   code: TestErrorHandlingErrorCode;

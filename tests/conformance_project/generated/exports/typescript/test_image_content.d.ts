@@ -20,7 +20,8 @@ export type TestImageContentErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface TestImageContentError {
   code: TestImageContentErrorCode;

@@ -17,7 +17,8 @@ export type TimeNowErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface TimeNowError {
   code: TimeNowErrorCode;

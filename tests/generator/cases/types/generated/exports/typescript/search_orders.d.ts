@@ -41,7 +41,8 @@ export type SearchOrdersErrorCode =
   | "invalid_arguments"
   | "unknown_tool"
   | "internal_error"
-  | "response_too_large";
+  | "response_too_large"
+  | "timed_out";
 
 export interface SearchOrdersError {
   code: SearchOrdersErrorCode;
