@@ -9,7 +9,6 @@ must give exactly the result the same call gives with ints.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -22,6 +21,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.asgi import post_json
 from toolproof.runtime.coercion import coerce_integers, plan_for
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.result import ToolResult
@@ -190,43 +190,8 @@ def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_over_
 
 
 def _asgi_post(app: HttpApp, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-    """POST ``body`` to ``app`` in process, as an ASGI server would; the status and the parsed answer."""
-
-    async def run() -> tuple[int, Any]:
-        sent: list[dict[str, Any]] = []
-        payload = json.dumps(body).encode("utf-8")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "POST",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode("ascii"),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode("ascii")),
-                (SESSION_HEADER.encode("ascii"), SESSION.encode("ascii")),
-            ],
-            "client": ("127.0.0.1", 1),
-            "server": ("127.0.0.1", 80),
-        }
-        messages = [{"type": "http.request", "body": payload, "more_body": False}]
-
-        async def receive() -> dict[str, Any]:
-            return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
-        await app(scope, receive, send)  # type: ignore[arg-type]
-        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-        data = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-        return status, json.loads(data)
-
-    return asyncio.run(run())
+    """POST ``body`` to ``app`` in process; the status and the parsed answer."""
+    return post_json(app, path, body, {SESSION_HEADER: SESSION})
 
 
 def test_a_whole_number_float_in_an_integer_parameter_is_no_internal_error_over_http(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.asgi import post_json
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import ToolError
@@ -194,36 +194,5 @@ def test_http_sends_the_object_as_output_beside_code_message_and_hint(skills: Pa
 
 
 def _post(app: HttpApp, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-    """POST ``body`` to ``app`` in process, as an ASGI server would; the status and the parsed answer."""
-
-    async def run() -> tuple[int, Any]:
-        sent: list[dict[str, Any]] = []
-        payload = json.dumps(body).encode("utf-8")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "POST",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode("ascii"),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())],
-            "client": ("127.0.0.1", 1),
-            "server": ("127.0.0.1", 80),
-        }
-        messages = [{"type": "http.request", "body": payload, "more_body": False}]
-
-        async def receive() -> dict[str, Any]:
-            return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
-        await app(scope, receive, send)  # type: ignore[arg-type]
-        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-        data = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-        return status, json.loads(data)
-
-    return asyncio.run(run())
+    """POST ``body`` to ``app`` in process; the status and the parsed answer."""
+    return post_json(app, path, body, None)
