@@ -114,8 +114,6 @@ _NUMBERS: Final = frozenset({int, float, bool, type(None)})
 _LEAVES: Final = _NUMBERS | {str}
 _NUMBER_BOUND: Final = 25
 """The longest an int orjson writes (20 characters) or a float (24) can be."""
-_BULK: Final = 16
-"""Containers longer than this are first bounded with C loops, and written at once if they hold only small leaves."""
 _CONTAINERS: Final = frozenset({dict, list, tuple})
 
 
@@ -166,7 +164,7 @@ def _size(value: Any, budget: int, depth: int) -> int:
     is_dict = kind is dict
     n = len(value)
     items = value.values() if is_dict else value
-    if n > _BULK:
+    if n:  # most outputs are a few small leaves: bound them with C loops and write them at once
         bound = _leaves_bound(items, n)
         if bound is not None and is_dict:
             keys = _leaves_bound(value, n) if set(map(type, value)) == {str} else None
