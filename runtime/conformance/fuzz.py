@@ -32,22 +32,19 @@ from hypothesis import strategies as st
 from toolproof.runtime.conformance.fixtures import lay_fixtures
 from toolproof.runtime.conformance.properties import Hints, check_properties
 from toolproof.runtime.conformance.replay import (
-    CONFORMANCE_SECRET,
     TEST_DIR,
-    _bound,
-    _config,
-    _project_key,
-    _with_token,
     as_unprivileged,
+    example_runtime,
+    project_tool,
+    sets_modes,
     substitute,
+    with_token,
 )
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import INTERNAL_ERROR
-from toolproof.runtime.host import HostOptions
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.skills.resources import skill_gate
-from toolproof.runtime.toolbox import open_runtime
 
 __all__ = ["CALL_TIMEOUT", "FuzzFailure", "FuzzHost", "fuzz_examples", "near_misses", "valid_arguments"]
 
@@ -144,7 +141,7 @@ def valid_arguments(module: str, *, project: Path | None = None) -> st.SearchStr
     """Arguments the input schema of ``module`` accepts (bound when first drawn)."""
 
     def build() -> st.SearchStrategy[Any]:
-        tool = _bound(module, _project_key(project))
+        tool = project_tool(module, project)[0]
         inputs = [ex["input"] for ex in tool.spec.examples if _usable(ex)]
         drawn = _strategy(tool.spec.input_schema, _seeds(tool))
         return st.one_of(st.sampled_from(inputs), drawn) if inputs else drawn
@@ -185,7 +182,7 @@ def near_misses(module: str, *, project: Path | None = None) -> st.SearchStrateg
 
     @st.composite
     def bent(draw: st.DrawFn) -> Any:
-        tool = _bound(module, _project_key(project))
+        tool = project_tool(module, project)[0]
         return _near(draw(valid_arguments(module, project=project)), tool.spec.input_schema, draw)
 
     return bent()
@@ -209,8 +206,7 @@ class FuzzHost:
         A fixture that clashes with one laid before it (a file where another
         example has a folder) is left out.
         """
-        key = _project_key(project)
-        tool = _bound(module, key)
+        tool, config = project_tool(module, project)
         with tempfile.TemporaryDirectory(prefix="toolproof-fuzz-") as folder:
             base = Path(folder).resolve()
             restricted = False
@@ -222,12 +218,9 @@ class FuzzHost:
                         lay_fixtures(base, {rel: spec})
                     except (OSError, ValueError):
                         continue
-                    restricted = restricted or (isinstance(spec, Mapping) and "mode" in spec)
-            options = HostOptions.of(
-                workspace=[base / "workspace"], skills=[base / "skills"], gate_secret=CONFORMANCE_SECRET, folder=base
-            )
+                    restricted = restricted or sets_modes({rel: spec})
             try:
-                yield cls(tool, open_runtime(_config(key), options, tools=[tool]), base, restricted)
+                yield cls(tool, example_runtime(config, tool, base), base, restricted)
             finally:
                 for path, _, _ in os.walk(base):  # let the temporary folder go, whatever modes the fixtures set
                     Path(path).chmod(0o700)
@@ -235,7 +228,7 @@ class FuzzHost:
     def _text(self, arguments: Any, token: bool) -> str:
         arguments = substitute(arguments, TEST_DIR, str(self.base))
         if token and self.gated and isinstance(arguments, dict):
-            arguments = _with_token(self.runtime, self.tool, arguments, "fuzz", "valid")
+            arguments = with_token(self.runtime, self.tool, arguments, "fuzz", "valid")
         return json.dumps(arguments)  # ASCII: lone surrogates travel as \\ud800 escapes, as a client may send them
 
     def call(self, arguments: Any, *, token: bool = False) -> ToolResult:

@@ -40,6 +40,7 @@ from toolproof.runtime.conformance.replay import (
     TEST_DIR,
     ExampleFailure,
     check_expectation,
+    sets_modes,
     substitute,
 )
 from toolproof.runtime.errors import UNKNOWN_TOOL
@@ -236,9 +237,8 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             workspaces = [base / name for name in example.get("workspaces", ["workspace"])]
             for folder in workspaces:
                 folder.mkdir(exist_ok=True)
-            restricted = os.geteuid() == 0 and any(
-                isinstance(f, Mapping) and "mode" in f
-                for f in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
+            restricted = os.geteuid() == 0 and (
+                sets_modes(given.get("files", {})) or sets_modes(given.get("after_start", {}))
             )
             argv = _argv(command, base, workspaces, base / "skills", project)
             connection = _Connection(argv, base, _server_env(project), restricted)

@@ -20,21 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolproof.runtime.conformance.fixtures import lay_fixtures
 from toolproof.runtime.conformance.replay import (
-    CONFORMANCE_SECRET,
     TEST_DIR,
-    _bound,
-    _config,
-    _example,
-    _project_key,
-    _with_token,
     as_unprivileged,
+    example_named,
+    example_runtime,
+    lay_example,
+    project_tool,
+    sets_modes,
     substitute,
+    with_token,
 )
-from toolproof.runtime.host import HostOptions
 from toolproof.runtime.result import ToolResult
-from toolproof.runtime.toolbox import open_runtime
 
 __all__ = ["Hints", "PropertyFailure", "Snapshot", "check_example_properties", "check_properties", "snapshot"]
 
@@ -139,24 +136,17 @@ def check_example_properties(
     Raises:
         PropertyFailure: the tool contradicts an annotation.
     """
-    key = _project_key(project)
-    tool = _bound(module, key)
-    example = substitute(_example(tool, name), TEST_DIR, str(base.resolve()))
+    tool, config = project_tool(module, project)
+    example = substitute(example_named(tool, name), TEST_DIR, str(base.resolve()))
     given: Mapping[str, Any] = example.get("given", {})
-    lay_fixtures(base, given.get("files", {}))
-    workspaces = [base / folder for folder in example.get("workspaces", ["workspace"])]
-    for folder in workspaces:
-        folder.mkdir(exist_ok=True)
+    workspaces = lay_example(example, base)
     session = example.get("session", "conformance")
-    options = HostOptions.of(
-        workspace=workspaces, skills=[base / "skills"], gate_secret=CONFORMANCE_SECRET, folder=base
-    )
-    runtime = open_runtime(_config(key), options, tools=[tool])
+    runtime = example_runtime(config, tool, base, workspaces)
     arguments = dict(example["input"])
     if "skill_token" in example:
-        arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
+        arguments = with_token(runtime, tool, arguments, session, example["skill_token"])
     text = json.dumps(arguments)
-    restricted = any(isinstance(spec, Mapping) and "mode" in spec for spec in given.get("files", {}).values())
+    restricted = sets_modes(given.get("files", {}))
 
     def call() -> ToolResult:
         def once() -> ToolResult:

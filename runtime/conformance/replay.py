@@ -120,7 +120,45 @@ def _bound(module: str, key: Path | None) -> BoundTool:
     return tools[module]
 
 
-def _example(tool: BoundTool, name: str) -> Mapping[str, Any]:
+def project_tool(module: str, project: Path | None = None) -> tuple[BoundTool, ProjectConfig]:
+    """The contract ``module`` of the project at or above ``project`` (default: the built-in tools), and the project."""
+    key = _project_key(project)
+    return _bound(module, key), _config(key)
+
+
+def sets_modes(files: Mapping[str, Any]) -> bool:
+    """Whether fixtures set file modes (the example must then run without root's power over them)."""
+    return any(isinstance(spec, Mapping) and "mode" in spec for spec in files.values())
+
+
+def lay_example(example: Mapping[str, Any], base: Path) -> list[Path]:
+    """Lay an example's fixtures under ``base`` and make its workspaces; returns the workspaces."""
+    lay_fixtures(base, example.get("given", {}).get("files", {}))
+    workspaces = [base / folder for folder in example.get("workspaces", ["workspace"])]
+    for folder in workspaces:
+        folder.mkdir(exist_ok=True)
+    return workspaces
+
+
+def example_runtime(
+    config: ProjectConfig,
+    tool: BoundTool,
+    base: Path,
+    workspaces: list[Path] | None = None,
+    audit: Callable[[Any], None] | None = None,
+) -> Runtime:
+    """A runtime serving ``tool`` over the test folder ``base`` as examples run: its roots, the conformance secret."""
+    options = HostOptions.of(
+        workspace=workspaces if workspaces is not None else [base / "workspace"],
+        skills=[base / "skills"],
+        gate_secret=CONFORMANCE_SECRET,
+        audit=audit,
+        folder=base,
+    )
+    return open_runtime(config, options, tools=[tool])
+
+
+def example_named(tool: BoundTool, name: str) -> Mapping[str, Any]:
     for example in tool.spec.examples:
         if example["name"] == name:
             return example
@@ -191,9 +229,7 @@ CONFORMANCE_SECRET = b"toolproof-conformance"
 """The gate secret examples run under, so their tokens are reproducible."""
 
 
-def _with_token(
-    runtime: Runtime, tool: BoundTool, arguments: dict[str, Any], session: str, kind: str
-) -> dict[str, Any]:
+def with_token(runtime: Runtime, tool: BoundTool, arguments: dict[str, Any], session: str, kind: str) -> dict[str, Any]:
     gate = skill_gate(runtime, tool.spec.name)
     if gate is None:
         raise LookupError(f"contract '{tool.spec.name}' has no skill gate")
@@ -223,7 +259,7 @@ def run_example(module: str, name: str, base: Path, *, project: Path | None = No
     """
     key = _project_key(project)
     tool = _bound(module, key)
-    return replay(tool, _example(tool, name), base, project=_config(key))
+    return replay(tool, example_named(tool, name), base, project=_config(key))
 
 
 def replay(
@@ -236,37 +272,28 @@ def replay(
     """
     name = example["name"]
     example = substitute(example, TEST_DIR, str(base.resolve()))
-    lay_fixtures(base, example.get("given", {}).get("files", {}))
-    workspaces = [base / folder for folder in example.get("workspaces", ["workspace"])]
-    for folder in workspaces:
-        folder.mkdir(exist_ok=True)
+    workspaces = lay_example(example, base)
     records: list[AuditRecord] = []
     given = example.get("given", {})
     session = example.get("session", "conformance")
-    restricted = any(
-        isinstance(spec, Mapping) and "mode" in spec
-        for spec in (*given.get("files", {}).values(), *given.get("after_start", {}).values())
-    )
-
-    options = HostOptions.of(
-        workspace=workspaces,
-        skills=[base / "skills"],
-        gate_secret=CONFORMANCE_SECRET,
-        audit=records.append,
-        folder=base,
-    )
+    restricted = sets_modes(given.get("files", {})) or sets_modes(given.get("after_start", {}))
 
     def scenario() -> ToolResult:
-        runtime = open_runtime(project or builtin_project(), options, tools=[tool])
+        runtime = example_runtime(project or builtin_project(), tool, base, workspaces, records.append)
         lay_fixtures(base, given.get("after_start", {}))
         arguments = dict(example["input"])
         if "skill_token" in example:
-            arguments = _with_token(runtime, tool, arguments, session, example["skill_token"])
+            arguments = with_token(runtime, tool, arguments, session, example["skill_token"])
         return runtime.call(tool.spec.name, json.dumps(arguments), session=session)
 
     result = as_unprivileged(scenario) if restricted else scenario()
     check_expectation(name, example["expect"], result)
-    roots = (*options.workspace, *options.skills, builtin_skills_dir().resolve(), builtin_dir().resolve())
+    roots = (
+        *(w.resolve() for w in workspaces),
+        (base / "skills").resolve(),
+        builtin_skills_dir().resolve(),
+        builtin_dir().resolve(),
+    )
     for record in records:
         if record.outcome == "ok" and not any(Path(record.path).is_relative_to(root) for root in roots):
             raise ExampleFailure(f"example {name!r}: read {record.path}, outside the allowed roots")
