@@ -55,12 +55,47 @@ def _unshown_output(fmt: str, c: Contract) -> Loss:
     )
 
 
+CARRIED_BLOCKS: Final = {
+    "mcp": frozenset({"text", "image", "audio", "resource", "resource_link"}),
+    "anthropic": frozenset({"text", "image"}),
+}
+"""Content block kinds (``attaches``) each format's tool result carries; the others carry text only."""
+
+_RESULT_CARRIES: Final = {
+    "anthropic": "text and image blocks",
+    "openai": "text only",
+    "openai-responses": "text only",
+    "gemini": "a JSON response only",
+    "gemini-openapi": "a JSON response only",
+}
+
+
+def _dropped_blocks(fmt: str, c: Contract) -> list[Loss]:
+    """A loss for each kind of content block the tool attaches that ``fmt``'s tool results cannot carry."""
+    carried = CARRIED_BLOCKS.get(fmt, frozenset())
+    return [
+        Loss(
+            fmt,
+            c.name,
+            "result",
+            (),
+            kind,
+            "dropped",
+            f"a tool result here carries {_RESULT_CARRIES[fmt]}, so the {kind} blocks the tool attaches over MCP"
+            " never reach the model; its rendered text must say what they hold",
+        )
+        for kind in c.attaches
+        if kind not in carried
+    ]
+
+
 def _openai(contracts: Sequence[Contract], enums: Mapping[str, list[str]], fmt: str) -> Exported:
     out = Exported([])
     for c in contracts:
         rewrite = openai_strict_schema(c.exported_input(enums), c.name, fmt)
         out.losses.extend(rewrite.losses)
         out.losses.append(_unshown_output(fmt, c))
+        out.losses.extend(_dropped_blocks(fmt, c))
         if fmt == "openai":
             out.data.append(
                 {
@@ -177,6 +212,7 @@ def _anthropic(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) ->
         rewrite = anthropic_schema(c.exported_input(enums), c.name)
         out.losses.extend(rewrite.losses)
         out.losses.append(_unshown_output("anthropic", c))
+        out.losses.extend(_dropped_blocks("anthropic", c))
         strict = rewrite.strict
         if strict:
             o, u = _count(rewrite.schema)
@@ -246,7 +282,7 @@ def _gemini(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Ex
     for c in contracts:
         params = gemini_json_schema(c.exported_input(enums), c.name, "input")
         response = gemini_json_schema(dict(c.output_schema), c.name, "output")
-        out.losses.extend(params.losses + response.losses)
+        out.losses.extend(params.losses + response.losses + _dropped_blocks("gemini", c))
         out.data["functionDeclarations"].append(
             {
                 "name": c.name,
@@ -264,6 +300,7 @@ def _gemini_openapi(contracts: Sequence[Contract], enums: Mapping[str, list[str]
         rewrite = gemini_openapi_schema(c.exported_input(enums), c.name)
         out.losses.extend(rewrite.losses)
         out.losses.append(_unshown_output("gemini-openapi", c))
+        out.losses.extend(_dropped_blocks("gemini-openapi", c))
         if rewrite.why_not_strict:
             out.problems.append(f"gemini-openapi: tool '{c.name}' cannot be expressed: {rewrite.why_not_strict}")
         for name in c.exported_input(enums).get("properties", {}):

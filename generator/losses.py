@@ -33,7 +33,8 @@ class Loss:
     format: str
     tool: str
     schema: str
-    """``input`` or ``output``: which of the contract's schemas."""
+    """``input`` or ``output``: which of the contract's schemas; ``result``: what a tool result carries
+    beyond its output (the content blocks the contract ``attaches``, the keyword naming the kind)."""
     path: tuple[str | int, ...]
     keyword: str
     action: str
@@ -88,10 +89,11 @@ class AcceptedLoss:
             ValueError: the entry is malformed; the message says how.
         """
         tool, colon, rest = entry.partition(":")
-        schema = next((s for s in ("input", "output") if rest.startswith(s)), None)
+        schema = next((s for s in ("input", "output", "result") if rest.startswith(s)), None)
         if not colon or not tool or schema is None:
             raise ValueError(
-                "write TOOL:SCHEMA[POINTER][:KEYWORD], such as 'read_file:input/properties/path:minLength'"
+                "write TOOL:SCHEMA[POINTER][:KEYWORD] (SCHEMA: input, output or result),"
+                " such as 'read_file:input/properties/path:minLength'"
             )
         place, colon, keyword = rest[len(schema) :].rpartition(":")
         if not colon:

@@ -68,6 +68,8 @@ class Contract:
     needs: tuple[str, ...]
     timeout: float | None
     """Seconds a call may run before it ends in ``timed_out``; None: no limit."""
+    attaches: tuple[str, ...]
+    """Kinds of MCP content block the handler may attach to a result (``image``, ``resource``...)."""
     annotations: Mapping[str, bool]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
@@ -132,6 +134,7 @@ class Contract:
             "toolsets": list(self.toolsets),
             "needs": list(self.needs),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
+            **({"attaches": list(self.attaches)} if self.attaches else {}),
             "input": self.input_schema,
             "output": self.output_schema,
             "errors": {
@@ -190,6 +193,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         toolsets=tuple(data.get("toolsets", ())),
         needs=tuple(data.get("needs", ())),
         timeout=data.get("timeout"),
+        attaches=tuple(data.get("attaches", ())),
         annotations=data["annotations"],
         input_schema=data["input"],
         output_schema=data["output"],

@@ -135,7 +135,10 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
             used.add(accepting)
             continue
         if strict_export or show_losses:
-            line, column = contract.where((loss.schema, *loss.path))
+            result = loss.schema == "result"  # a dropped content block: where the contract declares it
+            line, column = contract.where(
+                ("attaches", contract.attaches.index(loss.keyword)) if result else (loss.schema, *loss.path)
+            )
             message = f"{loss.format}: {loss.key()} {loss.action} ({loss.detail})"
             problems.append(rule("export-loss").at(contract.source, line, column, message, level))
     for entry in accepted:

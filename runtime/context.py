@@ -198,11 +198,20 @@ class ToolContext:
         them (the CLI, the REST routes, provider adapters) drop them, so the structured output must
         still say what the model needs. A no-op where no MCP transport serves the call.
 
+        The contract must declare the kind (``attaches: [image]``), so every provider export can say what
+        it drops; an undeclared kind is refused wherever the call runs, and the call ends in ``internal_error``.
+
         Raises:
-            ValueError: the block has no known ``type``.
+            ValueError: the block has no known ``type``, or one the tool's contract does not declare.
         """
-        if block.get("type") not in _BLOCKS:
-            raise ValueError(f"unknown content block type {block.get('type')!r}; one of {', '.join(_BLOCKS)}")
+        kind = block.get("type")
+        if kind not in _BLOCKS:
+            raise ValueError(f"unknown content block type {kind!r}; one of {', '.join(_BLOCKS)}")
+        if self.spec is not None and kind not in self.spec.attaches:
+            raise ValueError(
+                f"tool {self.tool!r} attached a {kind!r} block, which its contract does not declare; "
+                f"add it to the contract's `attaches` ({self.spec.source})"
+            )
         reporter = _reporter.get()
         if reporter is not None:
             reporter("content", dict(block))

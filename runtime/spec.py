@@ -111,6 +111,8 @@ class ToolSpec:
     """The structured object every error carries (``render.error_output``); None when the contract has none."""
     timeout: float | None = None
     """Seconds a call may run before it ends in ``timed_out``; None: no limit, the handler runs inline."""
+    attaches: frozenset[str] = frozenset()
+    """Kinds of content block the handler may attach (``ctx.attach``); any other is refused."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -143,6 +145,7 @@ class ToolSpec:
             package=package,
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
             timeout=data.get("timeout"),
+            attaches=frozenset(data.get("attaches", ())),
         )
 
     @property

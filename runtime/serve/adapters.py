@@ -9,7 +9,9 @@ it, dispatches them, and builds the message that carries the results back:
 - Gemini: ``functionCall`` parts → a user content of ``functionResponse`` parts (``output`` or ``error``);
 - MCP: a ``tools/call`` JSON-RPC request → its JSON-RPC response (``CallToolResult``, ``isError``).
 
-The text a model reads is the contract's rendered result or error in every case.
+The text a model reads is the contract's rendered result or error in every case. Content blocks a
+handler attaches (``ctx.attach``) follow it where the result can carry them: every kind in MCP, text
+and image blocks in Anthropic; the exports list the others as losses (``generator/exports.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.serve.mcp import is_request_id
@@ -33,11 +36,37 @@ __all__ = [
 
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The image media types an Anthropic ``tool_result`` carries."""
 
 
 def _get(obj: Any, key: str) -> Any:
     """A field of a dict, or an attribute of an SDK model."""
     return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def _call_attaching(
+    runtime: Runtime, name: Any, arguments: Any, session: str | None
+) -> tuple[ToolResult, list[dict[str, Any]]]:
+    """Call a tool and keep the content blocks its handler attaches (none when the call fails)."""
+    blocks: list[dict[str, Any]] = []
+
+    def keep(kind: str, data: Mapping[str, Any]) -> None:
+        if kind == "content":
+            blocks.append(dict(data))
+
+    with reporting(keep):
+        result = runtime.call(name, arguments, session=session)
+    return result, blocks if result.ok else []
+
+
+def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An MCP content block as an Anthropic ``tool_result`` content block, or None when Anthropic has no such block."""
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    if block.get("type") == "image" and block.get("mimeType") in ANTHROPIC_IMAGE_TYPES:
+        return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
+    return None
 
 
 def openai_chat_tool_messages(runtime: Runtime, response: Any, *, session: str | None = None) -> list[dict[str, Any]]:
@@ -69,8 +98,10 @@ def anthropic_tool_results(runtime: Runtime, message: Any, *, session: str | Non
     for block in _get(message, "content") or ():
         if _get(block, "type") != "tool_use":
             continue
-        result = runtime.call(_get(block, "name"), _get(block, "input"), session=session)
-        tool_result: dict[str, Any] = {"type": "tool_result", "tool_use_id": _get(block, "id"), "content": result.text}
+        result, attached = _call_attaching(runtime, _get(block, "name"), _get(block, "input"), session)
+        extra = [converted for converted in map(_anthropic_block, attached) if converted is not None]
+        content: str | list[dict[str, Any]] = [{"type": "text", "text": result.text}, *extra] if extra else result.text
+        tool_result: dict[str, Any] = {"type": "tool_result", "tool_use_id": _get(block, "id"), "content": content}
         if not result.ok:
             tool_result["is_error"] = True
         blocks.append(tool_result)
@@ -129,5 +160,7 @@ def mcp_tools_call(runtime: Runtime, request: Any, *, session: str | None = None
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, Mapping):
         return _rpc_error(request_id, INVALID_PARAMS, "params.arguments must be an object")
-    result = runtime.call(name, arguments or {}, session=session)
-    return {"jsonrpc": "2.0", "id": request_id, "result": result.to_mcp()}
+    result, attached = _call_attaching(runtime, name, arguments or {}, session)
+    answer = result.to_mcp()
+    answer["content"].extend(attached)
+    return {"jsonrpc": "2.0", "id": request_id, "result": answer}

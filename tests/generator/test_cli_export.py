@@ -86,6 +86,44 @@ def test_lint_shows_losses_as_notes_where_the_contract_says_them(runner: CliRunn
     ) in result.stderr
 
 
+def test_attached_blocks_a_provider_cannot_carry_are_losses_at_their_declaration(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    text = MINIMAL.read_text(encoding="utf-8").replace("annotations:", "attaches: [image, audio]\nannotations:", 1)
+    root = _project(tmp_path, text)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    dropped = [line for line in result.stderr.splitlines() if ":result:" in line]
+    expected = {("anthropic", "audio", 19)} | {
+        (fmt, kind, column)
+        for fmt in ("gemini", "gemini-openapi", "openai", "openai-responses")
+        for kind, column in (("image", 12), ("audio", 19))
+    }
+    assert sorted(line.split(" (")[0] for line in dropped) == sorted(
+        f"contracts/echo.yaml:5:{column}: note [TP404] {fmt}: echo:result:{kind} dropped"
+        for fmt, kind, column in expected
+    )
+    assert all("never reach the model" in line for line in dropped)
+
+
+def test_accepting_result_losses_names_the_provider_and_the_kind(runner: CliRunner, tmp_path: Path) -> None:
+    text = MINIMAL.read_text(encoding="utf-8").replace("annotations:", "attaches: [image]\nannotations:", 1)
+    settings = (
+        ECHO_LOSSES.replace('"echo:output"]', '"echo:output", "echo:result:image"]', 1)
+        + 'accept-losses.gemini = ["*:result"]\n'
+    )
+    root = _project(tmp_path, text, settings)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    dropped = [line.split(" (")[0] for line in result.stderr.splitlines() if ":result:" in line]
+    assert dropped == [
+        "contracts/echo.yaml:5:12: note [TP404] gemini-openapi: echo:result:image dropped",
+        "contracts/echo.yaml:5:12: note [TP404] openai-responses: echo:result:image dropped",
+    ]
+
+
 def test_strict_export_turns_any_loss_into_an_error(runner: CliRunner, tmp_path: Path) -> None:
     root = _project(tmp_path)
 
@@ -184,8 +222,8 @@ def test_malformed_accepted_losses_are_errors_where_they_are_written(runner: Cli
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "pyproject.toml:8:15: error [TP405] accept-losses: unknown provider 'open-ai' (did you mean 'openai'?)",
-        "pyproject.toml:9:25: error [TP405] accept-losses.gemini: 'echo/output': write TOOL:SCHEMA[POINTER][:KEYWORD], "
-        "such as 'read_file:input/properties/path:minLength'",
+        "pyproject.toml:9:25: error [TP405] accept-losses.gemini: 'echo/output': write TOOL:SCHEMA[POINTER][:KEYWORD] "
+        "(SCHEMA: input, output or result), such as 'read_file:input/properties/path:minLength'",
         "pyproject.toml:9:40: error [TP405] accept-losses.gemini: 'echo:inputs': the pointer after 'input' must start "
         "with '/' (got 's')",
         "pyproject.toml:9:55: error [TP405] accept-losses.gemini: 'ohce:output' names no tool of the project ('ohce')",
