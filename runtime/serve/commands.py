@@ -233,8 +233,10 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) 
     )
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
-    mcp = StreamableMcp(McpServer(runtime, package=config.package, session="http", handshake=False), limits)
-    return ToolproofApp(HttpApp(runtime, package=config.package, limits=limits), mcp, security)
+    rest = HttpApp(runtime, package=config.package, limits=limits)
+    core = McpServer(runtime, package=config.package, session="http", handshake=False)
+    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses)  # one budget for the whole app
+    return ToolproofApp(rest, mcp, security)
 
 
 def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any], options: dict[str, Any]) -> None:

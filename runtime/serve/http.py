@@ -39,7 +39,7 @@ from toolproof.runtime.result import json_bytes
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 from toolproof.runtime.template import Template
 
-__all__ = ["SESSION_HEADER", "Budget", "HttpApp", "HttpLimits", "header", "read_body"]
+__all__ = ["SESSION_HEADER", "SMALL_RESPONSE", "Budget", "HttpApp", "HttpLimits", "header", "read_body"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,7 +48,8 @@ Send = Callable[[Message], Awaitable[None]]
 
 SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
-_SMALL: Final = 64 * 1024
+SMALL_RESPONSE: Final = 64 * 1024
+"""Bytes under which a response is written whole and takes no share of ``max_in_flight_bytes``."""
 """Responses up to this size are built whole and count against no share."""
 _SLICE: Final = 8 * 1024
 """Characters of a long string encoded at a time: at most 48 KiB of JSON (``\\u0001`` is six bytes)."""
@@ -79,6 +80,8 @@ class HttpLimits:
     """Bytes of large responses being written at once (never below the runtime's result cap); more wait."""
     queue_timeout: float = 10.0
     """Seconds a request waits for a call slot or for its share of bytes before 503 with ``Retry-After``."""
+    sse_keepalive: float = 15.0
+    """Seconds of silence on an open SSE answer after which a comment line is sent, so proxies keep it open."""
 
 
 class Budget:
@@ -167,8 +170,10 @@ class HttpApp:
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }
-        self._calls = Budget(self.limits.max_calls)
-        self._bytes = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
+        self.calls = Budget(self.limits.max_calls)
+        """Slots for tool calls running at once; the MCP endpoint of the same app shares them."""
+        self.responses = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
+        """Bytes of large responses being written at once; the MCP endpoint of the same app shares them."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -213,23 +218,23 @@ class HttpApp:
             return
         del body
         session = header(scope, SESSION_HEADER)
-        if not await self._calls.acquire(1, self.limits.queue_timeout):
+        if not await self.calls.acquire(1, self.limits.queue_timeout):
             await _busy(send, "tool calls")
             return
         try:
             answer = await asyncio.to_thread(self._answer, name, parsed, session)
             del parsed
-            share = answer.size if answer.size > _SMALL else 0  # small ones never wait behind large ones
-            if share and not await self._bytes.acquire(share, self.limits.queue_timeout):
+            share = answer.size if answer.size > SMALL_RESPONSE else 0  # small ones never wait behind large ones
+            if share and not await self.responses.acquire(share, self.limits.queue_timeout):
                 await _busy(send, "responses")
                 return
         finally:
-            self._calls.release(1)
+            self.calls.release(1)
         try:
             await _send_json(send, answer)
         finally:
             if share:
-                self._bytes.release(share)
+                self.responses.release(share)
 
     def _answer(self, name: str, arguments: dict[str, Any], session: str | None) -> _Answer:
         """Run the call and size its answer (in a worker thread: sizing a large output takes a while)."""
@@ -327,14 +332,14 @@ def _encoded_size(value: Any, limit: int) -> int:
 
 async def _send_json(send: Send, answer: _Answer) -> None:
     """Write ``answer``: whole when small, else in pieces of about 64 KiB as the client takes them."""
-    if answer.size <= _SMALL:
+    if answer.size <= SMALL_RESPONSE:
         await _raw(send, answer.status, json_bytes(answer.payload))
         return
     await send({"type": "http.response.start", "status": answer.status, "headers": _headers(answer.size)})
     buffer = bytearray()
     for piece in _json_pieces(answer.payload):
         buffer += piece
-        if len(buffer) >= _SMALL:
+        if len(buffer) >= SMALL_RESPONSE:
             await send({"type": "http.response.body", "body": bytes(buffer), "more_body": True})
             buffer.clear()
     await send({"type": "http.response.body", "body": bytes(buffer)})

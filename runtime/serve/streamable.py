@@ -19,9 +19,12 @@ stream: the notifications, then the response, then the end of the stream. A
 client that accepts only ``text/event-stream`` always gets one. GET and DELETE
 get 405 (no standalone stream, no session to end).
 
-Bounded like the REST routes (``HttpLimits``): the body must arrive within
-``body_timeout`` and hold at most ``MAX_MESSAGE_BYTES``; tool calls share the
-``max_calls`` slots, waiting at most ``queue_timeout`` before 503.
+Bounded like the REST routes (``HttpLimits``), and within the same budgets when
+the app serves both: the body must arrive within ``body_timeout`` and hold at
+most ``MAX_MESSAGE_BYTES``; tool calls share the ``max_calls`` slots, and large
+answers the ``max_in_flight_bytes``, each waited for at most ``queue_timeout``
+before 503. An SSE answer silent for ``sse_keepalive`` seconds gets a comment
+line, so a proxy does not close it while a long call runs.
 """
 
 from __future__ import annotations
@@ -34,7 +37,16 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolproof.runtime.result import json_value
-from toolproof.runtime.serve.http import Budget, HttpLimits, Receive, Scope, Send, header, read_body
+from toolproof.runtime.serve.http import (
+    SMALL_RESPONSE,
+    Budget,
+    HttpLimits,
+    Receive,
+    Scope,
+    Send,
+    header,
+    read_body,
+)
 from toolproof.runtime.serve.mcp import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -143,12 +155,17 @@ class StreamableMcp:
     Args:
         server: the protocol core; built with ``handshake=False``, as no request may rely on an earlier one.
         limits: the app's bounds (body timeout, call slots, queue timeout).
+        calls, responses: the call slots and response bytes to share with the app's REST routes; new ones
+            sized by ``limits`` when not given.
     """
 
-    def __init__(self, server: McpServer, limits: HttpLimits) -> None:
+    def __init__(
+        self, server: McpServer, limits: HttpLimits, *, calls: Budget | None = None, responses: Budget | None = None
+    ) -> None:
         self.server = server
         self.limits = limits
-        self._calls = Budget(limits.max_calls)
+        self._calls = calls if calls is not None else Budget(limits.max_calls)
+        self._responses = responses if responses is not None else Budget(limits.max_in_flight_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
@@ -250,9 +267,15 @@ class StreamableMcp:
         streaming = sse_ok and not json_ok
         if streaming:
             await _start_sse(send)
+        waiter = asyncio.ensure_future(notes.get())
         while True:
-            waiter = asyncio.ensure_future(notes.get())
-            done, _ = await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {work, waiter}, timeout=self.limits.sse_keepalive, return_when=asyncio.FIRST_COMPLETED
+            )
+            if not done:  # a long call, silent: keep the stream open through proxies
+                if streaming:
+                    await send({"type": "http.response.body", "body": _KEEPALIVE, "more_body": True})
+                continue
             if waiter not in done:
                 waiter.cancel()
                 break
@@ -260,6 +283,7 @@ class StreamableMcp:
                 streaming = True
                 await _start_sse(send)
             await _event(send, encode_message(waiter.result()).rstrip(b"\n"))
+            waiter = asyncio.ensure_future(notes.get())
         answer, encoded = work.result()
         while not notes.empty():  # reported just before the call returned
             if not streaming:
@@ -269,11 +293,28 @@ class StreamableMcp:
         if answer is None:
             answer = _error(message.get("id"), INTERNAL_ERROR, "Internal error")
             encoded = encode_message(answer).rstrip(b"\n")
-        if streaming:
-            await _event(send, encoded)
-            await send({"type": "http.response.body", "body": b""})
-        else:
-            await _raw(send, http_status(answer), encoded)
+        share = min(len(encoded), self._responses.total) if len(encoded) > SMALL_RESPONSE else 0
+        if share and not await self._responses.acquire(share, self.limits.queue_timeout):
+            busy = _error(message.get("id"), INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
+            if streaming:
+                await _event(send, encode_message(busy).rstrip(b"\n"))
+                await send({"type": "http.response.body", "body": b""})
+            else:
+                await _plain(send, 503, busy, retry_after=True)
+            return
+        try:
+            if streaming:
+                await _event(send, encoded)
+                await send({"type": "http.response.body", "body": b""})
+            else:
+                await _raw(send, http_status(answer), encoded)
+        finally:
+            if share:
+                self._responses.release(share)
+
+
+_KEEPALIVE: Final = b": keep-alive\r\n\r\n"
+"""An SSE comment: clients ignore it, proxies see the stream is alive."""
 
 
 def _unsupported(request_id: Any, version: str | None) -> dict[str, Any]:

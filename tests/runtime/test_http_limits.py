@@ -266,6 +266,43 @@ def test_large_responses_wait_for_their_share_of_bytes_in_flight_and_small_ones_
     assert again_status == 200
 
 
+def _mcp_call(port: int, file_path: str) -> tuple[int, bytes]:
+    """A 2025-11-25 ``tools/call`` of read_file_in_skill on ``/mcp`` (no session: the server keeps none)."""
+    arguments = {"skill_name": "big", "file_path": file_path}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "read_file_in_skill", "arguments": arguments},
+    }
+    return _request(port, "POST", "/mcp", json.dumps(message).encode("utf-8"))
+
+
+def test_mcp_calls_and_answers_share_the_rest_routes_budgets(skills: Path, tmp_path: Path) -> None:
+    """One app, one budget: REST readers holding the bytes in flight hold back a large MCP answer, not a small one."""
+    options = ("--max-in-flight-bytes", "16777216", "--queue-timeout", "1", "--send-timeout", "60")
+    with _server(skills, tmp_path, *options) as port:
+        first = _slow_reader(port, "six.txt")
+        second = _slow_reader(port, "six.txt")
+        try:
+            time.sleep(0.5)  # 12 MiB of REST answers are being written
+            large_status, large = _mcp_call(port, "six.txt")
+            small_status, small = _mcp_call(port, "small.txt")
+            _read_all(first)
+        finally:
+            first.close()
+            second.close()
+        again_status, again = _mcp_call(port, "six.txt")
+
+    assert large_status == 503
+    assert b"retry-after: 1" in large
+    assert "busy with other responses" in _body_of(large)["error"]["message"]
+    assert _body_of(large)["id"] == 7
+    assert small_status == 200 and _body_of(small)["result"]["isError"] is False
+    assert again_status == 200
+    assert _body_of(again)["result"]["structuredContent"]["content"] == "abcdefg\n" * (6 * 1024 * 1024 // 8)
+
+
 # --- the app in-process ----------------------------------------------------------------------------------------
 
 

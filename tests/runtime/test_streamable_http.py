@@ -287,7 +287,9 @@ def test_the_rest_routes_are_served_by_the_same_app(server: Server) -> None:
 
 
 class _Reporting(McpServer):
-    """Reports progress twice through ``notify`` on tools/call, then answers."""
+    """Reports progress twice through ``notify`` on tools/call (``pause`` seconds apart), then answers."""
+
+    pause = 0.0
 
     def answer(self, message: Any, **options: Any) -> dict[str, Any] | None:
         notify = options.get("notify")
@@ -295,12 +297,18 @@ class _Reporting(McpServer):
             for step in (50, 100):
                 params = {"progressToken": "p", "progress": step, "total": 100}
                 notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+                time.sleep(self.pause)
             return {"jsonrpc": "2.0", "id": message["id"], "result": {"content": [], "resultType": "complete"}}
         return super().answer(message, **options)
 
 
-def test_progress_a_call_reports_turns_its_answer_into_an_sse_stream_ending_with_the_response() -> None:
-    app = StreamableMcp(_Reporting(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
+class _Slow(_Reporting):
+    pause = 0.35
+
+
+def _sse_call(server: McpServer, limits: HttpLimits) -> list[dict[str, Any]]:
+    """What the app sends for one 2026 tools/call that accepts JSON and SSE."""
+    app = StreamableMcp(server, limits)
     body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "file-read", "_meta": ENVELOPE}}
     headers = {
         "content-type": "application/json",
@@ -324,10 +332,30 @@ def test_progress_a_call_reports_turns_its_answer_into_an_sse_stream_ending_with
         sent.append(message)
 
     anyio.run(app, scope, receive, send)
+    return sent
+
+
+def test_progress_a_call_reports_turns_its_answer_into_an_sse_stream_ending_with_the_response() -> None:
+    sent = _sse_call(_Reporting(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
 
     assert sent[0]["status"] == 200 and (b"content-type", b"text/event-stream") in sent[0]["headers"]
     stream = b"".join(message.get("body", b"") for message in sent[1:])
+    assert b": keep-alive" not in stream
     events = [json.loads(part.split(b"data: ", 1)[1]) for part in stream.split(b"\r\n\r\n") if part]
     assert [event.get("params", {}).get("progress") for event in events[:2]] == [50, 100]
     assert events[2]["id"] == 9 and "result" in events[2] and len(events) == 3
     assert sent[-1] == {"type": "http.response.body", "body": b""}
+
+
+def test_a_silent_sse_answer_gets_keep_alive_comments_until_the_response() -> None:
+    """A proxy closes a stream that says nothing for a minute; a long call must not look dead."""
+    sent = _sse_call(_Slow(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits(sse_keepalive=0.1))
+
+    stream = b"".join(message.get("body", b"") for message in sent[1:])
+    parts = [part for part in stream.split(b"\r\n\r\n") if part]
+    comments = [part for part in parts if part.startswith(b":")]
+    events = [json.loads(part.split(b"data: ", 1)[1]) for part in parts if not part.startswith(b":")]
+    assert len(comments) >= 2 and set(comments) == {b": keep-alive"}
+    assert [event.get("params", {}).get("progress") for event in events[:2]] == [50, 100]
+    assert events[2]["id"] == 9 and len(events) == 3
+    assert parts[-1].startswith(b"event: message") and sent[-1] == {"type": "http.response.body", "body": b""}
