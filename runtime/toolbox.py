@@ -77,13 +77,22 @@ def project_specs(config: ProjectConfig) -> list[ToolSpec]:
     return [*own, *builtin]
 
 
-def project_tools(config: ProjectConfig) -> list[BoundTool]:
+def project_tools(config: ProjectConfig, only: str | None = None) -> list[BoundTool]:
     """The project's contracts bound to their handlers (own handlers checked for strays).
+
+    Args:
+        config: the project.
+        only: bind just the tool of this name (a one-shot call): no other handler is imported and no
+            stray module looked for. When the project has no such tool, every tool is bound, so the
+            caller can name the ones there are.
 
     Raises:
         RegistryError: as ``project_specs``, or a handler is missing or stray.
     """
     specs = project_specs(config)
+    chosen = [s for s in specs if s.name == only]
+    if chosen:
+        return bind(chosen, handlers_package=config.handlers, check_extra=False)
     own = [s for s in specs if s.package == config.package]
     builtin = [s for s in specs if s.package != config.package]
     tools = bind(own, handlers_package=config.handlers)
@@ -107,13 +116,16 @@ def open_runtime(
     toolset: str | None = None,
     validate_output: bool = True,
     tools: Iterable[BoundTool] | None = None,
+    only: str | None = None,
 ) -> Runtime:
     """A runtime serving the project's tools with the resources its factories build from ``options``.
+
+    ``only`` serves just the tool of that name, as ``project_tools`` binds it.
 
     Raises:
         RegistryError: anything that stops the project's tools from being served.
     """
-    bound = list(tools) if tools is not None else project_tools(config)
+    bound = list(tools) if tools is not None else project_tools(config, only)
     resources = build_resources(resource_factories(config), options)
     return Runtime(bound, resources=resources, toolset=toolset, validate_output=validate_output)
 

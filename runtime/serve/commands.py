@@ -65,8 +65,11 @@ def call(
     if verbose:  # the audit records join the transparency lines
         logging.getLogger("toolproof.audit").setLevel(logging.INFO)
     config = project_or_exit(project)
-    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
-    if tool not in {spec.name for spec in runtime.specs}:
+    # Only the called tool is bound: a one-shot call imports one handler, and a broken neighbour is
+    # `serve`'s and `conform`'s to report, not a reason this tool cannot run.
+    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation, only=tool)
+    if tool not in {spec.name for spec in runtime.specs}:  # name what is served: bind it all
+        runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
         names = ", ".join(spec.name for spec in runtime.specs) or "none"
         where = f" in tool set '{toolset}'" if toolset else ""
         missing = runtime.unavailable.get(tool)

@@ -66,15 +66,20 @@ def runtime_or_exit(
     toolset: str | None,
     *,
     validate_output: bool = True,
+    only: str | None = None,
 ) -> Runtime:
-    """The project's runtime; exit 1 naming every problem when its tools cannot be served."""
+    """The project's runtime, or just the tool ``only``; exit 1 naming every problem when it cannot be served."""
     from toolproof.runtime.errors import RegistryError
     from toolproof.runtime.host import HostOptions
     from toolproof.runtime.toolbox import open_runtime
 
     try:
         runtime = open_runtime(
-            config, HostOptions.of(workspace=workspace, skills=skills), toolset=toolset, validate_output=validate_output
+            config,
+            HostOptions.of(workspace=workspace, skills=skills),
+            toolset=toolset,
+            validate_output=validate_output,
+            only=only,
         )
     except RegistryError as exc:
         for problem in exc.problems:

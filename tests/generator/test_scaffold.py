@@ -126,3 +126,19 @@ def test_new_refuses_the_name_of_an_included_built_in_tool_before_writing(tmp_pa
         result.stderr
     )
     assert not (folder / "contracts" / "read_file.yaml").exists()
+
+
+def test_a_one_shot_call_binds_only_its_tool_so_a_broken_neighbour_does_not_stop_it(tmp_path: Path) -> None:
+    """`call` imports the one handler it runs; the broken one is still named when it is the one called."""
+    folder = tmp_path / "proj"
+    assert CliRunner().invoke(cli, ["init", str(folder)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["new", "broken-tool", "--project", str(folder)]).exit_code == 0
+    (folder / "handlers" / "broken_tool.py").write_text("raise RuntimeError('not written yet')\n", encoding="utf-8")
+
+    good = _run("-m", "toolproof", "call", "word_count", "--args", '{"text": "to be"}', cwd=folder)
+    broken = _run("-m", "toolproof", "call", "broken-tool", "--args", '{"text": "x"}', cwd=folder)
+
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["output"] == {"words": 2, "characters": 5}
+    assert broken.returncode == 1 and "Traceback" not in broken.stderr
+    assert "contract 'broken-tool'" in broken.stderr and "not written yet" in broken.stderr
