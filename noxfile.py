@@ -69,6 +69,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/peers.py", *session.posargs)
     session.run("python", "benchmarks/http_load.py", *session.posargs)
     session.run("python", "benchmarks/gen.py", *session.posargs)
+    session.run("python", "benchmarks/startup.py", *session.posargs)
 
 
 @nox.session

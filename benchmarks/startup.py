@@ -1,0 +1,131 @@
+"""Start-up as a user meets it: toolproof installed from its wheel in a fresh venv, next to that venv's bare Python.
+
+Run with ``make bench`` (or ``python benchmarks/startup.py [--rounds N]``). The wheel is built offline
+from a clean copy of the repository and installed with its dependencies from the wheelhouse ``make``
+downloads, as tests/e2e does: no editable-install finder, no ``PYTHONPATH``. Interleaved rounds of:
+
+- ``python -c pass`` in that venv (the floor: the interpreter and its site);
+- one-shot ``toolproof call file-read`` of a small file (issue 11's target: 50 ms);
+- ``toolproof serve mcp`` from spawn to the answer of its first ``tools/list`` (target: 60 ms);
+- the same call from this repository's editable dev install, to show what the finder costs.
+
+Medians in ms and as ratios to the floor measured in the same rounds: the machine is shared, so
+the ratios are the figures to compare across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WHEELHOUSE = Path(sys.prefix) / "wheelhouse"
+_IGNORED = (".git", ".*_cache", ".hypothesis", ".nox", "__pycache__", "*.egg-info", "build", "dist", "node_modules")
+
+
+def _fresh_venv(base: Path) -> Path:
+    """A venv with toolproof's wheel and its dependencies, all offline; returns its ``bin`` folder."""
+    source = base / "source"
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        skipped = set(shutil.ignore_patterns(*_IGNORED)(folder, names))
+        return skipped | {name for name in names if (Path(folder) / name / "pyvenv.cfg").is_file()}
+
+    shutil.copytree(REPO, source, symlinks=True, ignore=ignored)
+    offline = ["--quiet", "--no-index", "--find-links", str(WHEELHOUSE)]
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run([*pip, "wheel", *offline, "--no-deps", "--wheel-dir", str(base / "dist"), str(source)], check=True)
+    (wheel,) = (base / "dist").glob("toolproof-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True)
+    bin_dir = base / "venv" / "bin"
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", *offline, str(wheel)], check=True)
+    return bin_dir
+
+
+def _timed(argv: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
+def _first_tools_list(argv: list[str], cwd: Path) -> float:
+    """Seconds from spawning an MCP stdio server to reading the answer of its first ``tools/list``."""
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    messages = [
+        hello,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    proc.stdin.flush()
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{argv[0]} exited before answering tools/list")
+        if json.loads(line).get("id") == 2:
+            break
+    elapsed = time.perf_counter() - started
+    proc.stdin.close()
+    proc.wait(10)
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="5 rounds")
+    options, _ = parser.parse_known_args()
+    rounds = 5 if options.quick else options.rounds
+    with tempfile.TemporaryDirectory(prefix="toolproof-startup-") as tmp:
+        base = Path(tmp)
+        bin_dir = _fresh_venv(base)
+        work = base / "work"
+        work.mkdir()
+        (work / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
+        call = ["call", "file-read", "--args", '{"path": "a.txt"}', "--workspace", "."]
+        cases: dict[str, Callable[[], float]] = {
+            "python -c pass (floor)": lambda: _timed([str(bin_dir / "python"), "-c", "pass"], work),
+            "toolproof call (wheel)": lambda: _timed([str(bin_dir / "toolproof"), *call], work),
+            "serve mcp to first tools/list (wheel)": lambda: _first_tools_list(
+                [str(bin_dir / "toolproof"), "serve", "mcp", "--workspace", "."], work
+            ),
+            "toolproof call (editable dev install)": lambda: _timed(
+                [str(Path(sys.prefix) / "bin" / "toolproof"), *call], work
+            ),
+        }
+        for measure in cases.values():
+            measure()  # warm the page cache and byte-code
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(rounds):
+            for name, measure in cases.items():
+                times[name].append(measure())
+    floor = statistics.median(times["python -c pass (floor)"])
+    print(f"\nStart-up, median of {rounds} interleaved rounds")
+    print(f"{'case':<40} {'ms':>8} {'x floor':>8}")
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"{name:<40} {median * 1000:>8.1f} {median / floor:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
