@@ -136,10 +136,22 @@ def _text_only(value: Any) -> Any:
 
 
 def _parse(arguments: str | bytes | Mapping[str, Any] | None, limit: int) -> Any:
-    if arguments is None:
-        return {}
-    if isinstance(arguments, Mapping):
+    """The arguments as a value holding only text, parsed first when they are JSON text.
+
+    The two usual forms, a dict (from a transport that parsed the request) and
+    a str (from an LLM API), are told by their exact type, which is cheaper
+    than the ``Mapping`` check that only the others reach.
+
+    Raises:
+        _BadArguments: too long, not JSON, nested too deeply or holding a lone surrogate.
+    """
+    if type(arguments) is dict:
         return _text_only(arguments)
+    if type(arguments) is not str:
+        if arguments is None:
+            return {}
+        if isinstance(arguments, Mapping):
+            return _text_only(arguments)
     if len(arguments) > limit:
         raise _BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
     try:
@@ -273,6 +285,8 @@ class Runtime:
         if problems:
             raise RegistryError(problems)
         self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in served}
+        self._contexts = {name: self.context(name) for name in self._tools}
+        """The context of each tool for calls without a session: immutable, so made once, not per call."""
 
     def _fill_enums(self, tool: BoundTool) -> BoundTool:
         """Give each dynamic-enum field the values its source has now (e.g. the discovered skills)."""
@@ -327,6 +341,9 @@ class Runtime:
             error = ErrorInfo(UNKNOWN_TOOL, encodable(message), STANDARD_ERRORS[UNKNOWN_TOOL].hint)
             return ToolResult(encodable(name), None, error, _DEFAULT_ERROR_RENDER.render({"message": error.message}))
         result, output_size = self._run(tool, arguments, session)
+        text = result.text
+        if result.error is None and text.isascii() and len(text) + output_size <= self.max_result_bytes:
+            return result  # what _sealed would find: nothing to repair, nothing too large
         return self._sealed(tool.spec, result, output_size)
 
     def _run(
@@ -349,10 +366,11 @@ class Runtime:
             log_failure(_log, "validating the arguments of %s failed", printable(name))
             return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"}, args), 0
         try:
+            ctx = self._contexts[name] if session is None else self.context(name, session)
             if spec.timeout is None:
-                output = tool.handler(args, self.context(name, session))
+                output = tool.handler(args, ctx)
             else:
-                output = self._bounded(tool.handler, args, self.context(name, session), spec.timeout)
+                output = self._bounded(tool.handler, args, ctx, spec.timeout)
         except _TimedOut:
             _log.warning("%s did not finish within %s s; it runs on in the background", printable(name), spec.timeout)
             return self._error(spec, TIMED_OUT, {"seconds": spec.timeout}, args), 0

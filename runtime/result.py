@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import length_hint
 from typing import Any, Final
 
 import orjson
@@ -21,6 +22,7 @@ __all__ = ["ErrorInfo", "ToolResult", "json_bytes", "json_size", "json_value"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
 _LONG_DIGITS_B: Final = re.compile(rb"\d{19}")
+_DIGITS: Final = b"0123456789"
 
 
 def _reject_constant(name: str) -> None:
@@ -32,6 +34,24 @@ def _finite(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text} is out of the range of a number")
     return value
+
+
+def _long_digits(data: str | bytes) -> bool:
+    """Whether ``data`` holds 19 digits in a row.
+
+    Most texts hold fewer than 19 ASCII digits in all, which counting them
+    shows at once (faster than a search); only the others are searched. A
+    text that is not ASCII is always searched: there, ``\\d`` also matches other digits.
+    """
+    if isinstance(data, bytes):
+        if len(data) - len(data.translate(None, _DIGITS)) < 19:
+            return False
+        return _LONG_DIGITS_B.search(data) is not None
+    if isinstance(data, str) and data.isascii():
+        ascii_data = data.encode("ascii")
+        if len(ascii_data) - len(ascii_data.translate(None, _DIGITS)) < 19:
+            return False
+    return _LONG_DIGITS.search(data) is not None
 
 
 def json_value(data: str | bytes) -> Any:
@@ -46,8 +66,7 @@ def json_value(data: str | bytes) -> Any:
         ValueError: ``data`` is not JSON; NaN, infinities and numbers beyond the range of a float included.
         RecursionError: ``data`` is nested too deeply to read.
     """
-    long_digits = _LONG_DIGITS_B if isinstance(data, bytes) else _LONG_DIGITS
-    if long_digits.search(data) is None:  # type: ignore[arg-type]
+    if not _long_digits(data):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -118,15 +137,17 @@ _CONTAINERS: Final = frozenset({dict, list, tuple})
 
 
 def _leaves_bound(items: Any, n: int) -> int | None:
-    """An upper bound of the JSON size of ``n`` leaves (strings and numbers) with a comma each; None if any is not."""
-    types = set(map(type, items))
-    if not types <= _LEAVES:
+    """An upper bound of the JSON size of ``n`` leaves (strings and numbers) with a comma each; None if any is not.
+
+    Each string counts ``6 * len + 3`` (every character escaped as ``\\uXXXX``,
+    quotes, comma), each number ``_NUMBER_BOUND + 1``; all summed in C loops
+    (``length_hint`` is a string's length and 0 for a number).
+    """
+    kinds = list(map(type, items))
+    if not _LEAVES.issuperset(kinds):
         return None
-    if str not in types:
-        return (_NUMBER_BOUND + 1) * n
-    if types == {str}:
-        return 6 * sum(map(len, items)) + 3 * n
-    return sum(6 * len(item) + 3 if type(item) is str else _NUMBER_BOUND + 1 for item in items)
+    strings = kinds.count(str)
+    return 6 * sum(map(length_hint, items)) + 3 * strings + (_NUMBER_BOUND + 1) * (n - strings)
 
 
 def _leaf_size(value: Any, kind: type) -> int:
@@ -167,8 +188,8 @@ def _size(value: Any, budget: int, depth: int) -> int:
     if n:  # most outputs are a few small leaves: bound them with C loops and write them at once
         bound = _leaves_bound(items, n)
         if bound is not None and is_dict:
-            keys = _leaves_bound(value, n) if set(map(type, value)) == {str} else None
-            bound = None if keys is None else bound + keys
+            keys_are_str = set(map(type, value)) == {str}
+            bound = bound + 6 * sum(map(len, value)) + 3 * n if keys_are_str else None
         if bound is not None and bound <= max(budget, _SHORT):
             return len(orjson.dumps(value))  # small leaves only: writing it is faster than counting
     size = 2 + max(n - 1, 0) + (n if is_dict else 0)  # brackets, commas, colons
@@ -189,6 +210,34 @@ def _size(value: Any, budget: int, depth: int) -> int:
     return size
 
 
+def _small_size(value: Any) -> int | None:
+    """The JSON size of a dict of short strings and numbers with string keys, written at once; None for others.
+
+    Most tool outputs are a few short fields: one loop bounds their size as
+    JSON (each character escaped as ``\\uXXXX``), and writing them is then
+    faster than counting. Where this gives a size, ``_size`` would give the
+    same: its own bound, never above this one, sends such a dict to orjson too.
+    """
+    if type(value) is not dict or len(value) > _SHORT // 32:
+        return None
+    chars = 0
+    for key, item in value.items():
+        if type(key) is not str:
+            return None
+        kind = type(item)
+        if kind is str:
+            chars += len(item)
+        elif kind not in _NUMBERS:
+            return None
+        chars += len(key)
+    if 6 * chars + 32 * len(value) > _SHORT:  # 32 a field: quotes, colon, comma and a number's 25
+        return None
+    try:
+        return len(orjson.dumps(value))
+    except orjson.JSONEncodeError:  # a lone surrogate: _size says so
+        return None
+
+
 def json_size(value: Any, limit: int) -> int | None:
     """``len(json_bytes(value))`` counted without writing the JSON, and no further than ``limit``.
 
@@ -203,6 +252,9 @@ def json_size(value: Any, limit: int) -> int | None:
         other than dict, list, tuple, str, int, float, bool and None (their
         subclasses included).
     """
+    size = _small_size(value)
+    if size is not None:
+        return size
     try:
         return _size(value, limit, 0)
     except (_NotExact, UnicodeEncodeError, orjson.JSONEncodeError):
@@ -229,7 +281,7 @@ class ErrorInfo:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolResult:
     """The outcome of one call: a structured output or a catalogued error, and the text the model reads."""
 
@@ -237,6 +289,14 @@ class ToolResult:
     output: Any
     error: ErrorInfo | None
     text: str
+
+    def __init__(self, tool: str, output: Any, error: ErrorInfo | None, text: str) -> None:
+        # The generated __init__ of a frozen dataclass sets each field through object.__setattr__;
+        # the slots' own descriptors do the same in half the time, and one is built per call.
+        _SET_TOOL(self, tool)
+        _SET_OUTPUT(self, output)
+        _SET_ERROR(self, error)
+        _SET_TEXT(self, text)
 
     @property
     def ok(self) -> bool:
@@ -262,3 +322,9 @@ class ToolResult:
         if self.error is None and isinstance(self.output, dict):
             result["structuredContent"] = self.output
         return result
+
+
+# The descriptors of ToolResult's slots, which its __init__ sets the fields through.
+_SET_TOOL, _SET_OUTPUT, _SET_ERROR, _SET_TEXT = (
+    vars(ToolResult)[name].__set__ for name in ("tool", "output", "error", "text")
+)

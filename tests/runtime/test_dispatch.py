@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import FrozenInstanceError, replace
 from typing import Any
 
 import orjson
@@ -106,6 +107,24 @@ def test_the_session_reaches_the_handler() -> None:
     assert _runtime().call("greet", {"who": "session"}, session="s-1").text == "session s-1"
 
 
+def test_the_handler_gets_the_context_of_its_tool_with_or_without_a_session() -> None:
+    seen: list[ToolContext] = []
+
+    def handler(args: Any, ctx: ToolContext) -> Any:
+        seen.append(ctx)
+        return {"greeting": "hi"}
+
+    spec = _spec()
+    runtime = Runtime(tools=[BoundTool.build(spec, handler)])
+
+    runtime.call("greet", {"who": "Ada"})
+    runtime.call("greet", '{"who": "Ada"}')
+    runtime.call("greet", {"who": "Ada"}, session="s-1")
+
+    assert seen[0] == seen[1] == runtime.context("greet") == ToolContext("greet", None, spec, runtime.resources)
+    assert seen[2] == ToolContext("greet", "s-1", spec, runtime.resources)
+
+
 def test_a_catalogued_error_is_data_with_its_hint() -> None:
     result = _runtime().call("greet", {"who": "ghost"})
 
@@ -145,6 +164,40 @@ def test_bad_arguments_become_invalid_arguments_naming_the_field(arguments: str,
     assert result.error is not None
     assert result.error.code == "invalid_arguments"
     assert result.error.message == f"Invalid arguments: {detail}"
+
+
+def _echo_runtime() -> Runtime:
+    """A tool whose output is its arguments, rendered as JSON."""
+    spec = _spec(
+        name="echo",
+        input={"type": "object"},
+        output={"type": "object"},
+        render={"result": "{$}", "error": "ERROR: {message}"},
+    )
+    return Runtime(tools=[BoundTool.build(spec, lambda args, ctx: args)])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"n": 123456789012345678901234567890}',
+        '{"n": 18446744073709551615, "m": 18446744073709551616, "k": -9223372036854775809}',
+        '{"n": 1234567890123456789}',
+        '{"x": 123456789012345678901234.0}',  # orjson would round this one differently
+        '{"x": 0.1234567890123456789}',
+        '{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0], "b": 12.5}',  # 20 digits, none in a row
+        '{"s": "1234567890123456789012", "n": 1}',
+        '{"s": "\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663'
+        '\u0663\u0663\u0663\u0663\u0663", "n": 123456789012345678901234567890}',  # Arabic-Indic digits
+        '{"\u00e9": 123456789012345678901234567890}',
+    ],
+)
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_numbers_in_json_text_are_read_as_the_standard_library_reads_them(text: str, as_bytes: bool) -> None:
+    result = _echo_runtime().call("echo", text.encode("utf-8") if as_bytes else text)
+
+    assert result.ok, result.error
+    assert repr(result.output) == repr(json.loads(text))
 
 
 def test_big_integers_beyond_64_bits_are_parsed_not_crashed() -> None:
@@ -237,6 +290,12 @@ def test_a_toolset_filter_serves_only_its_members() -> None:
         ('{"who": "\\udcff"}', "$.who: holds a lone surrogate (\\udcff at character 0), which is not text"),
         ('{"who": "\udcff"}', "$.who: holds a lone surrogate (\\udcff at character 0), which is not text"),
         (b'{"who": "\\ud800x"}', "$.who: holds a lone surrogate (\\ud800 at character 0), which is not text"),
+        ('{"who": "\\uD800"}', "$.who: holds a lone surrogate (\\ud800 at character 0), which is not text"),
+        (b'{"who": "ok\\uDfFf"}', "$.who: holds a lone surrogate (\\udfff at character 2), which is not text"),
+        ('{"who": "\\ude80\\ud83d"}', "$.who: holds a lone surrogate (\\ude80 at character 0), which is not text"),
+        ('{"who": "ab\\ud83dcd"}', "$.who: holds a lone surrogate (\\ud83d at character 2), which is not text"),
+        ('{"who": "\\\\\\ud800"}', "$.who: holds a lone surrogate (\\ud800 at character 1), which is not text"),
+        ('{"w\\udcffo": 1}', "$['w\\udcffo']: the property name holds a lone surrogate, which is not text"),
         (
             {"who": "Ada", "w\udcffo": 1},
             "$['w\\udcffo']: the property name holds a lone surrogate, which is not text",
@@ -259,6 +318,23 @@ def test_a_lone_surrogate_in_the_arguments_is_invalid_arguments_naming_where(arg
 
 def test_a_surrogate_pair_is_text_not_a_lone_surrogate() -> None:
     assert _runtime().call("greet", '{"who": "\\ud83d\\ude80"}').text == "Hello, \U0001f680!"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "who"),
+    [
+        ('{"who": "\\\\ud800"}', "\\ud800"),  # an escaped backslash, then the letters "ud800"
+        ('{"who": "\\\\uD800\\\\"}', "\\uD800\\"),
+        (b'{"who": "\\\\udfff"}', "\\udfff"),
+        ('{"who": "\\u00e9\\ud7ff\\ue000"}', "\u00e9\ud7ff\ue000"),  # just outside the surrogates
+        ('{"who": "\\uD83D\\uDE80"}', "\U0001f680"),
+    ],
+)
+def test_text_that_only_looks_like_a_surrogate_escape_is_text(arguments: str | bytes, who: str) -> None:
+    result = _runtime().call("greet", arguments)
+
+    assert result.ok, result.error
+    assert result.text == f"Hello, {who}!"
 
 
 def test_a_number_beyond_the_range_of_floats_is_invalid_json_not_infinity() -> None:
@@ -345,6 +421,25 @@ def test_an_output_over_the_cap_is_refused_before_it_is_rendered() -> None:
 
     assert result.error is not None
     assert result.error.message == "The result is too large to return: about 2015 bytes; the limit is 1000."
+
+
+def test_a_result_is_capped_in_utf8_bytes_not_characters() -> None:
+    runtime = Runtime(tools=[BoundTool.build(_spec(), _greet)], max_result_bytes=1000)
+
+    result = runtime.call("greet", {"who": "\u00e9" * 300})  # 631 characters, 1231 bytes
+
+    assert result.error is not None
+    assert result.error.message == "The result is too large to return: about 1231 bytes; the limit is 1000."
+
+
+def test_a_tool_result_is_a_frozen_dataclass_built_by_position_or_by_name() -> None:
+    result = ToolResult("greet", {"greeting": "hi"}, None, "hi")
+
+    assert result == ToolResult(tool="greet", output={"greeting": "hi"}, error=None, text="hi")
+    assert repr(result) == "ToolResult(tool='greet', output={'greeting': 'hi'}, error=None, text='hi')"
+    assert replace(result, text="ho") == ToolResult("greet", {"greeting": "hi"}, None, "ho")
+    with pytest.raises(FrozenInstanceError):
+        result.text = "ho"  # type: ignore[misc]
 
 
 def test_the_result_cap_defaults_to_16_mib() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,46 @@ def test_what_only_writing_can_size_is_none() -> None:
     assert json_size(nested, 1 << 20) is None
 
 
+_SHORT_TEXT = st.text(st.characters(codec="utf-8") | _SPECIAL, max_size=20)
+_FLAT = st.dictionaries(
+    _SHORT_TEXT,
+    st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1) | st.floats() | _SHORT_TEXT,
+    max_size=10,
+)
+"""Outputs as most tools return them: a few short fields, small enough to be sized by writing them."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_FLAT, limit=st.integers(0, 400))
+def test_a_few_short_fields_are_sized_exactly_past_the_limit_too(value: Any, limit: int) -> None:
+    assert json_size(value, limit) == len(json_bytes(value))
+
+
+class _Text(str):
+    """A string of a type of its own, which only writing can size."""
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"name": "t\udcff.txt", "size": 3},  # a lone surrogate
+        {"size": 1 << 64},  # beyond orjson's integers
+        {True: "a"},  # a key that is not a string
+        {_Text("name"): "a"},
+        {"name": _Text("a")},
+        {"name": ["a"], 1: "b"},
+    ],
+)
+def test_a_few_fields_only_writing_can_size_are_none(value: Any) -> None:
+    assert json_size(value, 1000) is None
+
+
+def test_a_few_fields_with_a_long_string_are_sized_exactly() -> None:
+    value = {"ok": True, "content": "\x01" * 5000, "size": 5000}
+
+    assert json_size(value, 1 << 20) == len(json_bytes(value)) == 36 + 6 * 5000
+
+
 CONTROL_BYTES = "\x01" * (10 << 20)
 """10 MiB of a control byte: 60 MiB as JSON (``\\u0001`` each)."""
 
@@ -105,4 +146,16 @@ def test_a_10_mib_control_byte_output_is_refused_without_writing_its_60_mib_of_j
     assert result.error.message == (
         f"The result is too large to return: about {6 * (10 << 20) + 14} bytes; the limit is {16 << 20}."
     )
+    assert peak < 2 << 20, f"peak {peak} bytes"
+
+
+def test_a_10_mib_field_among_short_ones_is_sized_without_writing_it() -> None:
+    tracemalloc.start()
+    try:
+        size = json_size({"ok": True, "content": CONTROL_BYTES, "size": 1}, 16 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert size is not None and size > 16 << 20
     assert peak < 2 << 20, f"peak {peak} bytes"
