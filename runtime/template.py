@@ -95,8 +95,13 @@ class Template:
             KeyError: a placeholder names a key that ``values`` lacks.
         """
         lits = self._literals
-        if not self.fields:
+        fields = self.fields
+        if not fields:
             return lits[0]
+        if len(fields) == 1 and not self._json[0]:  # the usual "{text}" or "ERROR: {message}": no list, no zip
+            name = fields[0]
+            value = whole if name == WHOLE else values[name]
+            return lits[0] + (value if type(value) is str else format_value(value)) + lits[1]
         out = [lits[0]]
         for name, lit, as_json in zip(self.fields, lits[1:], self._json, strict=True):
             value = whole if name == WHOLE else values[name]
