@@ -28,6 +28,7 @@ __all__ = [
     "MAX_FRONTMATTER_VALUES",
     "SkillDocument",
     "parse_skill",
+    "plain_fields",
     "spec_problems",
     "strip_frontmatter",
 ]
@@ -82,8 +83,42 @@ def strip_frontmatter(text: str) -> str:
     return body.lstrip("\n") if head is not None else _normalise(text)
 
 
+_PLAIN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): +([A-Za-z][^:#\t]*?) *")
+"""``key: value`` where YAML reads the value as the plain string it is: it starts with a letter and holds
+no ``:`` or ``#`` (so no mapping, comment, quote, block or flow indicator can start or hide in it)."""
+_NOT_PLAIN_STRINGS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
+
+
+def plain_fields(lines: list[str]) -> dict[str, str] | None:
+    """The fields of frontmatter that is only ``key: plain text`` lines, read without YAML; None for any other.
+
+    Most SKILL.md files are exactly that (every built-in one is), and a host that reads them at
+    start-up then never imports PyYAML. Where this gives fields, the bounded YAML 1.2 loader gives the
+    same fields and no notes (tests/runtime/test_frontmatter.py checks it on generated text); anything
+    it does not take whole (quotes, colons, comments, continuation lines, repeated keys, characters
+    that are not printable, booleans and nulls in any YAML's spelling) goes to the loader.
+    """
+    if sum(map(len, lines)) + len(lines) > MAX_FRONTMATTER_BYTES or 2 * len(lines) > MAX_FRONTMATTER_VALUES:
+        return None
+    fields: dict[str, str] = {}
+    for line in lines:
+        if not line:
+            continue
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match[1], match[2]
+        if key in fields or not value.isprintable() or value.lower() in _NOT_PLAIN_STRINGS:
+            return None
+        fields[key] = value
+    return fields or None
+
+
 def _load(lines: list[str]) -> tuple[Any, list[str]]:
     """(data, problems) of the frontmatter lines, read by the bounded YAML 1.2 loader."""
+    plain = plain_fields(lines)
+    if plain is not None:
+        return plain, []
     loaded = _bounded(lines)
     note = None
     if loaded.refused == "syntax":

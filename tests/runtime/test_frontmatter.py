@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from toolproof.runtime.skills.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill, strip_frontmatter
+from toolproof.runtime.skills.catalog import builtin_skills_dir
+from toolproof.runtime.skills.frontmatter import (
+    MAX_FRONTMATTER_BYTES,
+    MAX_FRONTMATTER_VALUES,
+    parse_skill,
+    plain_fields,
+    strip_frontmatter,
+)
+from toolproof.runtime.skills.yamlguard import load_bounded
 
 
 def test_a_clean_skill_has_no_problems() -> None:
@@ -226,3 +238,68 @@ def test_a_description_with_control_characters_is_kept_for_the_catalog_to_escape
     assert doc.fields["description"] == "a\x1b[2Jb\u202e\u2028\x85"
     assert doc.problems == ("'description' holds control or bidi characters; prompts show them escaped",)
     assert surrogate.problems[0] == "the frontmatter is not valid YAML (while parsing a quoted scalar)"
+
+
+# --- the plain fast path: the YAML loader's answer, without YAML ---------------------------------------------------
+
+_SAFE = ["a", "Z", "name", " ", "-", "'", '"', "\\", "—", "é", "[x]", "{y}", ",", "&a", "*a", "!t", "|", ">", "%", "@"]
+_RISKY = [":", ": ", "#", " #", "  ", "\t", "`", "true", "No", "yes", "null", "~", "1", "0x1", ".5", "\u00a0", "\u200b"]
+_PIECES = st.sampled_from(_SAFE * 6 + _RISKY + ["\x00", "\x85", "\ufeff"])
+"""Mostly what plain text holds, so the fast path answers often; now and then what YAML reads otherwise."""
+_VALUES = st.builds(
+    lambda first, rest: first + "".join(rest),
+    st.sampled_from(["a", "Use", "Z", "'", "1", "-"]),
+    st.lists(_PIECES, max_size=6),
+)
+_LINES = st.lists(
+    st.tuples(st.sampled_from(["name", "description", "license", "x-y", "A1", "1a", "-k"]), _VALUES),
+    max_size=4,
+    unique_by=lambda kv: kv[0],
+).map(lambda fields: [f"{key}: {value}" for key, value in fields])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES)
+@example(["name: data_analysis", "description: Analyze data — profile tables, aggregate [x], compare."])
+@example(["name: a", "", "description: b  "])
+def test_plain_fields_agree_with_the_bounded_yaml_loader_wherever_they_answer(lines: list[str]) -> None:
+    plain = plain_fields(lines)
+    if plain is None:
+        return
+    loaded = load_bounded("\n".join(lines) + "\n", max_bytes=MAX_FRONTMATTER_BYTES, max_nodes=MAX_FRONTMATTER_VALUES)
+    assert loaded.refused is None and loaded.notes == ()
+    assert loaded.data == plain
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["description: Use when: the user asks"],  # a colon: YAML may read a mapping
+        ["name: a # comment"],
+        ["name: 'quoted'"],
+        ["name: true"],
+        ["name: a", "name: b"],
+        ["description: first", "  continued"],
+        ["metadata:", "  k: v"],
+        ["name: a\x00"],
+        ["# a comment line"],
+        [],
+    ],
+)
+def test_plain_fields_leave_anything_but_plain_text_lines_to_the_loader(lines: list[str]) -> None:
+    assert plain_fields(lines) is None
+
+
+def test_the_built_in_skills_are_read_without_importing_yaml() -> None:
+    """Start-up reads them to fill read_skill's enum; PyYAML costs ~14 ms to import."""
+    for folder in sorted(builtin_skills_dir().iterdir()):
+        head = (folder / "SKILL.md").read_text(encoding="utf-8").split("---\n")[1]
+        assert plain_fields(head.splitlines()) is not None, folder.name
+    code = (
+        "import sys\n"
+        "from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir\n"
+        "assert SkillCatalog.discover([], builtin=builtin_skills_dir()).skills\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert imported.stdout.strip() == "False", imported.stderr
