@@ -241,21 +241,28 @@ def test_a_slow_reader_is_dropped_after_the_send_timeout(skills: Path, tmp_path:
     assert status == 200
 
 
+@contextmanager
+def _twelve_mib_in_flight(port: int) -> Iterator[socket.socket]:
+    """Two slow readers of six.txt, both being written (12 MiB of REST answers in flight); yields the first."""
+    first = _slow_reader(port, "six.txt")
+    second = _slow_reader(port, "six.txt")
+    try:
+        time.sleep(0.5)
+        yield first
+    finally:
+        first.close()
+        second.close()
+
+
 def test_large_responses_wait_for_their_share_of_bytes_in_flight_and_small_ones_do_not(
     skills: Path, tmp_path: Path
 ) -> None:
     options = ("--max-in-flight-bytes", "16777216", "--queue-timeout", "1", "--send-timeout", "60")
     with _server(skills, tmp_path, *options) as port:
-        first = _slow_reader(port, "six.txt")
-        second = _slow_reader(port, "six.txt")
-        try:
-            time.sleep(0.5)  # both are being written
-            third_status, third = _call(port, "six.txt")  # 12 MiB are in flight: no room for 6 more
+        with _twelve_mib_in_flight(port) as first:
+            third_status, third = _call(port, "six.txt")  # no room for 6 more
             small_status, _ = _call(port, "small.txt")
             whole = _read_all(first)
-        finally:
-            first.close()
-            second.close()
         again_status, _ = _call(port, "six.txt")
 
     assert third_status == 503
@@ -282,16 +289,10 @@ def test_mcp_calls_and_answers_share_the_rest_routes_budgets(skills: Path, tmp_p
     """One app, one budget: REST readers holding the bytes in flight hold back a large MCP answer, not a small one."""
     options = ("--max-in-flight-bytes", "16777216", "--queue-timeout", "1", "--send-timeout", "60")
     with _server(skills, tmp_path, *options) as port:
-        first = _slow_reader(port, "six.txt")
-        second = _slow_reader(port, "six.txt")
-        try:
-            time.sleep(0.5)  # 12 MiB of REST answers are being written
+        with _twelve_mib_in_flight(port) as first:
             large_status, large = _mcp_call(port, "six.txt")
             small_status, small = _mcp_call(port, "small.txt")
             _read_all(first)
-        finally:
-            first.close()
-            second.close()
         again_status, again = _mcp_call(port, "six.txt")
 
     assert large_status == 503
