@@ -115,7 +115,14 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
         with Directory.open(allowed.roots[0]) as workspace:
             target, absolute = _relative(path, workspace.real)
             return read_lines(
-                ctx, workspace, target, start=start, limit=limit, max_bytes=MAX_FILE_SIZE_BYTES, absolute=absolute
+                ctx,
+                workspace,
+                target,
+                start=start,
+                limit=limit,
+                max_bytes=MAX_FILE_SIZE_BYTES,
+                absolute=absolute,
+                progress=ctx.progress,
             )
     except FileAccessError as exc:
         refusal = _REFUSALS.get(exc.reason)
@@ -134,22 +141,21 @@ def handle(args: contract.FileReadInput, ctx: ToolContext) -> contract.FileReadO
     window = _read(ctx, args, start, wanted)
     total = window.total
     end = min(total, end_line if end_line is not None else total)
-    lines = window.lines
+    count = window.count
     truncated = end - start + 1 > max_lines
     if truncated:
         end = start + max_lines - 1
-    if not lines:
+    if not count:
         end = start
-    if args.get("include_line_numbers", True) and lines:
-        width = len(str(start + len(lines) - 1))
-        content = "\n".join(f"{number:>{width}} | {line}" for number, line in enumerate(lines, start))
+    if args.get("include_line_numbers", True):
+        content = window.numbered(" | ", align=True)  # f"{number:>{width}} | {line}", in one pass
     else:
-        content = "\n".join(lines)
+        content = window.text
     path = args["path"]
     message = (
         f"Read lines {start}-{end} of {total} (truncated to {max_lines} lines)"
         if truncated
-        else f"Read {len(lines)} lines from {path}"
+        else f"Read {count} lines from {path}"
     )
     modified = datetime.datetime.fromtimestamp(window.mtime, tz=datetime.UTC)
     return {
@@ -160,10 +166,10 @@ def handle(args: contract.FileReadInput, ctx: ToolContext) -> contract.FileReadO
         "total_lines": total,
         "start_line": start,
         "end_line": end,
-        "lines_returned": len(lines),
+        "lines_returned": count,
         "was_truncated": truncated,
         "remaining_lines": max(total - end, 0),
-        "percentage_read": round(len(lines) / total * 100, 2) if total > 0 else 100,
+        "percentage_read": round(count / total * 100, 2) if total > 0 else 100,
         "encoding": window.encoding,
         "file_size": window.size,
         "last_modified": modified.isoformat(timespec="seconds").replace("+00:00", "Z"),

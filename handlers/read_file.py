@@ -111,6 +111,7 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
                 max_line_chars=MAX_LINE_CHARS,
                 utf8_only=True,
                 absolute=absolute,
+                progress=ctx.progress,
             )
     except FileAccessError as exc:
         refusal = _REFUSALS.get(exc.reason)
@@ -119,6 +120,16 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
         if exc.reason == "binary":
             raise contract.binary(path=path) from None
         raise contract.not_utf8(path=path) from None
+
+
+def _check_offset(offset: int, path: str, total: int) -> None:
+    if offset > max(total, 1):
+        raise contract.offset_out_of_range(offset=offset, path=path, total_lines=total)
+
+
+def _numbered(lines: list[str], offset: int) -> str:
+    """``N<TAB>line`` for each line, numbered from ``offset``."""
+    return "\n".join(map("{}\t{}".format, range(offset, offset + len(lines)), lines))
 
 
 def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileOutput:
@@ -142,27 +153,30 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
         if document is None:  # only the gated SKILL.md is served
             raise contract.outside_allowed(path=path)
         lines, total = window_from_text(document, offset, limit)
-        resolved, cut = path, frozenset[int]()
+        _check_offset(offset, path, total)
+        resolved, count, cut = path, len(lines), False
+        content = _numbered(lines, offset)
     else:
         window = _read(ctx, path, args.get("cwd"), offset, limit)
-        lines, total, resolved, cut = window.lines, window.total, window.path, window.cut
-    if offset > max(total, 1):
-        raise contract.offset_out_of_range(offset=offset, path=path, total_lines=total)
-    if cut:
-        lines = [line + CUT_MARK if i in cut else line for i, line in enumerate(lines)]
-    content = "\n".join(map("{}\t{}".format, range(offset, offset + len(lines)), lines))
+        _check_offset(offset, path, window.total)
+        resolved, count, total, cut = window.path, window.count, window.total, bool(window.cut)
+        if cut:
+            marked = [line + CUT_MARK if i in window.cut else line for i, line in enumerate(window.lines)]
+            content = _numbered(marked, offset)
+        else:
+            content = window.numbered("\t")  # the same text, built in one pass
     output: contract.ReadFileOutput = {
         "path": resolved,
         "startLine": offset,
-        "endLine": offset + len(lines) - 1,
-        "numLines": len(lines),
+        "endLine": offset + count - 1,
+        "numLines": count,
         "totalLines": total,
-        "truncated": offset + len(lines) - 1 < total,
-        "lineTruncated": bool(cut),
+        "truncated": offset + count - 1 < total,
+        "lineTruncated": cut,
         "content": content,
         "notice": "",
     }
-    if gate is not None and document is not None and offset == 1 and len(lines) == total:
+    if gate is not None and document is not None and offset == 1 and count == total:
         token = gate.token(ctx.session, digest=digest)  # only a complete read hands out the token
         output["skillToken"] = token
         output["notice"] = TOKEN_NOTICE.format(token=token)

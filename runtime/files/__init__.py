@@ -4,7 +4,8 @@ Every handler that touches a user path goes through here: ``Directory`` walks an
 opens beneath an allowed folder with no check-then-open gap (and a bounded number
 of descriptors), ``read_text`` and ``read_lines`` decode and window what it opened,
 under the contract's ``symlinks`` and ``hardlinks`` policies, and write the audit
-record first.
+record first. A window numbers its own lines (``LineWindow.numbered``), and a
+long read tells a ``Progress`` callback how far it got.
 """
 
 from toolproof.runtime.files.access import (
@@ -18,6 +19,7 @@ from toolproof.runtime.files.access import (
     split_user_path,
 )
 from toolproof.runtime.files.decoding import Decoded, DecodeError, decode
+from toolproof.runtime.files.progress import Progress
 from toolproof.runtime.files.reading import (
     LineWindow,
     TextFile,
@@ -36,6 +38,7 @@ __all__ = [
     "LineWindow",
     "NotRegularKind",
     "OpenFile",
+    "Progress",
     "Reason",
     "SymlinkPolicy",
     "TextFile",

@@ -6,7 +6,7 @@ import codecs
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.files.access import Directory, FileAccessError, HardlinkPolicy, OpenFile, SymlinkPolicy
@@ -20,7 +20,9 @@ from toolproof.runtime.files.decoding import (
     newline_style,
     utf16_without_bom,
 )
-from toolproof.runtime.files.lines import read_window
+from toolproof.runtime.files.lines import Window, read_window
+from toolproof.runtime.files.numbering import numbered
+from toolproof.runtime.files.progress import Progress
 from toolproof.runtime.files.workspace import symlink_policy
 
 __all__ = ["LineWindow", "TextFile", "hardlink_policy", "read_lines", "read_text", "window_from_text"]
@@ -123,7 +125,10 @@ class LineWindow:
     size: int
     mtime: float
     start: int
-    lines: list[str]
+    text: str
+    """The window's lines joined by ``\\n`` (none of them holds a line end)."""
+    count: int
+    """How many lines the window holds."""
     total: int
     more: bool
     cut: frozenset[int]
@@ -133,6 +138,18 @@ class LineWindow:
     newline: Newline
     """The line ends of the first 64 KiB (of the whole text when it was decoded whole); numbering never
     depends on it: ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end a line wherever they are."""
+    utf8: bytes | None = field(default=None, repr=False, compare=False)
+    """``text`` in UTF-8, when that is what the file held (then no re-encoding is needed to number it)."""
+
+    @property
+    def lines(self) -> list[str]:
+        """The window's lines, one string each."""
+        return self.text.split("\n") if self.count else []
+
+    def numbered(self, separator: str, *, align: bool = False) -> str:
+        """Each line after its number and ``separator``, joined by ``\\n`` (see ``numbering.numbered``)."""
+        data = self.utf8 if self.utf8 is not None else self.text.encode("utf-8")
+        return numbered(data, self.count, self.start, separator, align=align)
 
 
 _HEAD = 64 * 1024
@@ -183,25 +200,30 @@ def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
     return None, False
 
 
-def _decode_lines(raw: list[bytes], cut: list[int], utf8_only: bool) -> list[str]:
-    """Decode a window's UTF-8 lines (which hold no line end) in one pass, per line only when that fails."""
+def _decode_window(data: bytes, count: int, cut: list[int], utf8_only: bool) -> tuple[str, bytes | None]:
+    """(text, its UTF-8 when that is ``data``) of a window's UTF-8 lines, joined by LF, in one pass.
+
+    A cut line may end inside a character, which is dropped first. Invalid
+    bytes are refused (``utf8_only``) or each replaced by U+FFFD; decoding the
+    block with ``replace`` gives what decoding line by line gives, as no invalid
+    sequence runs on through an LF.
+    """
     if cut:
-        raw = list(raw)
+        raw = data.split(b"\n")
         for i in cut:
             raw[i] = _trim_partial_utf8(raw[i])
-    joined = b"\n".join(raw)
+        data = b"\n".join(raw)
+    utf8: bytes | None = data
     try:
-        text = joined.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         if utf8_only:
             raise DecodeError("not_utf8", "the file is not valid UTF-8") from exc
-        lines = [line.decode("utf-8", errors="replace") for line in raw]
-        text = "".join(lines)
-    else:
-        lines = text.split("\n") if raw else []
-    if "\x00" in text:
+        text = data.decode("utf-8", errors="replace")
+        utf8 = None
+    if b"\x00" in data:
         raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
-    return lines
+    return text, utf8 if count else b""
 
 
 def window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
@@ -225,6 +247,7 @@ def read_lines(
     symlinks: SymlinkPolicy | None = None,
     hardlinks: HardlinkPolicy | None = None,
     absolute: bool = False,
+    progress: Progress | None = None,
 ) -> LineWindow:
     """Read lines ``start`` .. ``start + limit - 1`` of a text file beneath ``root``, and count them all.
 
@@ -232,6 +255,9 @@ def read_lines(
     scanned in place: only the window is decoded. UTF-16 and UTF-32 files are
     decoded whole (within ``max_bytes``). An audit record is written before
     anything is returned.
+
+    Args:
+        progress: told ``(offset, size)`` while a scan of a large file goes (see ``lines.read_window``).
 
     Raises:
         FileAccessError: the path is refused, cannot be read, or is over ``max_bytes``.
@@ -248,23 +274,46 @@ def read_lines(
             raise FileAccessError("too_large", user_path, detail, size=st.st_size)
         head = os.pread(opened.fd, _HEAD, 0)
         codec, bom = _head_encoding(head, utf8_only)
+        utf8: bytes | None = None
         if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
             decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
             audit.bytes = st.st_size
             lines, total = window_from_text(decoded.text, start, limit)
-            more, cut = start + len(lines) - 1 < total, frozenset[int]()
+            text, count, longest = "\n".join(lines), len(lines), max(map(len, lines), default=0)
+            more, cut = start + count - 1 < total, frozenset[int]()
             codec, bom, newline = decoded.encoding, decoded.bom, decoded.newline
         else:
             per_line = max_line_chars * 4 if max_line_chars is not None else max_bytes + 1
-            lines, total, more, cut, read = _utf8_window(opened.fd, st, bom, start, limit, per_line, utf8_only)
-            audit.bytes = read
-            newline = newline_style(_trim_partial_utf8(head).decode(codec, errors="replace"))
-        if max_line_chars is not None and lines and max(map(len, lines)) > max_line_chars:
-            cut = cut | {i for i, line in enumerate(lines) if len(line) > max_line_chars}
-            lines = [line[:max_line_chars] for line in lines]
+            window = _utf8_window(opened.fd, st, bom, start, limit, per_line, progress, max_line_chars)
+            text, utf8 = _decode_window(window.data, window.count, window.cut, utf8_only)
+            count, longest = window.count, window.longest
+            total = window.total if window.total is not None else start + count - 1
+            more, cut = bool(window.more), frozenset(window.cut)
+            audit.bytes = window.bytes_read
+            # The line ends are ASCII, so counting them in the bytes counts them in the text.
+            newline = newline_style(head.decode("latin-1"))
+        if max_line_chars is not None and longest > max_line_chars:  # no line is longer than ``longest`` bytes
+            lines = text.split("\n") if count else []
+            if max(map(len, lines), default=0) > max_line_chars:
+                cut = cut | {i for i, line in enumerate(lines) if len(line) > max_line_chars}
+                text = "\n".join(line[:max_line_chars] for line in lines)
+                utf8 = None
         encoding = codec.replace("_", "-")
         result = LineWindow(
-            opened.relpath, opened.path, st.st_size, st.st_mtime, start, lines, total, more, cut, encoding, bom, newline
+            opened.relpath,
+            opened.path,
+            st.st_size,
+            st.st_mtime,
+            start,
+            text,
+            count,
+            total,
+            more,
+            cut,
+            encoding,
+            bom,
+            newline,
+            utf8,
         )
     return result
 
@@ -276,11 +325,12 @@ def _utf8_window(
     start: int,
     limit: int,
     per_line: int,
-    utf8_only: bool,
-) -> tuple[list[str], int, bool, frozenset[int], int]:
-    """(lines, total, more, cut, bytes read) of a UTF-8 file, scanned in place."""
+    progress: Progress | None,
+    max_line_chars: int | None,
+) -> Window:
+    """The window of a UTF-8 file, scanned in place, less the BOM at the start of its first line."""
     if bom and st.st_size == len(codecs.BOM_UTF8):
-        return [], 0, False, frozenset(), 0  # a BOM alone is an empty text, as when decoded whole
+        return Window(start, b"", 0, [], 0, False, 0, 0)  # a BOM alone is an empty text, as when decoded whole
     window = read_window(
         fd,
         size=st.st_size,
@@ -289,10 +339,11 @@ def _utf8_window(
         max_line_bytes=per_line,
         count_total=True,
         identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+        progress=progress,
+        exact_over=max_line_chars,  # a line of more characters has more bytes: only those need a closer look
     )
-    raw = window.lines
-    if bom and start == 1 and raw:
-        raw = [raw[0][len(codecs.BOM_UTF8) :], *raw[1:]]
-    lines = _decode_lines(raw, window.cut, utf8_only)
-    total = window.total if window.total is not None else start + len(lines) - 1
-    return lines, total, bool(window.more), frozenset(window.cut), window.bytes_read
+    data = window.data
+    if bom and start == 1 and window.count:
+        first = data.find(b"\n")  # the BOM, or as much of it as a cut first line kept
+        data = data[min(len(codecs.BOM_UTF8), len(data) if first < 0 else first) :]
+    return replace(window, data=data)

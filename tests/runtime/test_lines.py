@@ -10,8 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolproof.runtime.files import ends as ends_module
+from toolproof.runtime.files import index as index_module
 from toolproof.runtime.files import lines as lines_module
 from toolproof.runtime.files.lines import clear_index_cache, read_window
+from toolproof.runtime.files.progress import PROGRESS_MIN
 
 
 def _reference(
@@ -38,7 +41,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
     monkeypatch.setattr(lines_module, "FIRST_CHUNK", 2)
     if request.param == "numpy":
         monkeypatch.setattr(lines_module, "VECTOR_MIN", 0)
-        monkeypatch.setattr(lines_module, "VECTOR_CHUNK", 1)
+        monkeypatch.setattr(ends_module, "VECTOR_CHUNK", 1)
     yield
     clear_index_cache()
 
@@ -250,7 +253,7 @@ def test_a_file_rewritten_in_place_to_the_same_size_and_mtime_is_read_afresh(tmp
 @pytest.fixture
 def same_ctime(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every file keeps one ctime, as two writes within one tick of the kernel's coarse clock do."""
-    monkeypatch.setattr(lines_module, "_ctime_ns", lambda fd: 1)
+    monkeypatch.setattr(index_module, "_ctime_ns", lambda fd: 1)
     yield
     clear_index_cache()
 
@@ -288,3 +291,145 @@ def test_a_same_tick_rewrite_of_the_chunk_a_window_starts_in_is_caught_before_it
     window = _window(path, start=50_000, limit=1, max_line_bytes=100, count_total=True, identity=identity)
 
     assert (window.lines, window.total) == ([new.splitlines()[49_999]], len(new.splitlines()))
+
+
+def test_a_window_read_again_is_one_read_from_its_checkpoint_and_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"".join(b"line %d\n" % i for i in range(200_000)))
+    identity = _identity(path)
+    clear_index_cache()
+
+    first = _window(path, start=150_000, limit=2000, max_line_bytes=100, count_total=True, identity=identity)
+    again = _window(path, start=150_000, limit=2000, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert first.lines == again.lines == [b"line %d" % i for i in range(149_999, 151_999)]
+    assert (again.total, again.more, again.cut, again.longest) == (200_000, True, [], len(b"line 150000"))
+    assert again.bytes_read <= lines_module.CHUNK + len(again.data) + 1  # from the checkpoint, nothing past the window
+
+
+def test_the_next_page_is_read_from_where_the_last_one_ended(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    data = b"".join(b"line %d\n" % i for i in range(100_000))
+    path.write_bytes(data)
+    identity = _identity(path)
+    clear_index_cache()
+    every = data.splitlines()
+
+    pages = [
+        _window(path, start=start, limit=3000, max_line_bytes=100, count_total=True, identity=identity)
+        for start in range(1, 100_001, 3000)
+    ]
+
+    assert [line for page in pages for line in page.lines] == every
+    assert all(page.total == 100_000 for page in pages)
+    assert all(page.bytes_read <= lines_module.CHUNK + len(page.data) + 1 for page in pages[1:])
+
+
+@pytest.mark.usefixtures("same_ctime")
+def test_a_same_tick_rewrite_between_the_checkpoint_and_a_known_window_is_caught(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    old = b"".join(b"line %06d\n" % i for i in range(60_000))
+    path.write_bytes(old)
+    mtime = path.stat().st_mtime_ns
+    identity = _identity(path)
+    _window(path, start=50_000, limit=3, max_line_bytes=100, count_total=True, identity=identity)
+    window_at = 49_999 * 12
+    changed = window_at - 12_000  # after the checkpoint's first 4 KiB, before the window
+    new = old[:changed] + b"\n" * 120 + old[changed + 120 :]  # ten lines become a hundred and twenty
+
+    _rewrite_in_place(path, new, mtime)
+    window = _window(path, start=50_000, limit=3, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert (window.lines, window.total) == (new.splitlines()[49_999:50_002], len(new.splitlines()))
+
+
+@pytest.mark.usefixtures("same_ctime")
+def test_a_same_tick_rewrite_inside_a_known_window_is_caught_and_the_file_counted_again(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    old = b"".join(b"line %06d\n" % i for i in range(60_000))
+    path.write_bytes(old)
+    mtime = path.stat().st_mtime_ns
+    identity = _identity(path)
+    _window(path, start=50_000, limit=100, max_line_bytes=100, count_total=True, identity=identity)
+    inside = 50_010 * 12
+    new = old[:inside] + b"\n" * 24 + old[inside + 24 :]  # two lines of the window become twenty-four
+
+    _rewrite_in_place(path, new, mtime)
+    window = _window(path, start=50_000, limit=100, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert (window.lines, window.total) == (new.splitlines()[49_999:50_099], len(new.splitlines()))
+
+
+def test_a_window_known_to_the_index_with_a_line_too_long_is_cut_as_a_scan_cuts_it(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"short\n" + b"x" * 500 + b"\nshort\n")
+    identity = _identity(path)
+    clear_index_cache()
+
+    first = _window(path, start=1, limit=3, max_line_bytes=1000, count_total=True, identity=identity)
+    cut = _window(path, start=1, limit=3, max_line_bytes=100, count_total=True, identity=identity)
+
+    assert first.lines == [b"short", b"x" * 500, b"short"]
+    assert (cut.lines, cut.cut) == ([b"short", b"x" * 100, b"short"], [1])
+
+
+class _Reports:
+    """A fake progress callback: every ``(offset, size)`` it is told."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, int]] = []
+
+    def __call__(self, offset: int, size: int) -> None:
+        self.seen.append((offset, size))
+
+
+def test_a_long_scan_reports_how_far_it_got_ascending_bounded_and_ending_at_the_size(tmp_path: Path) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(b"".join(b"line %07d\n" % i for i in range(10 * 1024 * 1024 // 13)))
+    size = path.stat().st_size
+    reports = _Reports()
+    clear_index_cache()
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        read_window(
+            fd,
+            size=size,
+            start=5,
+            limit=10,
+            max_line_bytes=100,
+            count_total=True,
+            identity=_identity(path),
+            progress=reports,
+        )
+        again = _Reports()
+        read_window(
+            fd,
+            size=size,
+            start=5,
+            limit=10,
+            max_line_bytes=100,
+            count_total=True,
+            identity=_identity(path),
+            progress=again,
+        )
+    finally:
+        os.close(fd)
+
+    offsets = [offset for offset, _ in reports.seen]
+    assert 2 <= len(offsets) <= 16
+    assert offsets == sorted(set(offsets))
+    assert offsets[0] >= PROGRESS_MIN
+    assert reports.seen[-1] == (size, size)
+    assert {total for _, total in reports.seen} == {size}
+    assert again.seen == []  # the index knew the total: a short read, nothing to report
+
+
+def test_a_scan_of_a_small_file_reports_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "small"
+    path.write_bytes(b"line\n" * 100_000)
+    reports = _Reports()
+
+    _window(path, start=1, limit=10, max_line_bytes=100, count_total=True, progress=reports)
+
+    assert reports.seen == []
