@@ -68,10 +68,16 @@ def _version() -> str:
 _ORJSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 # The end of a number with a fraction or an exponent: values end their line (a string ends with its quote).
 _FLOAT_END = re.compile(rb"[0-9](?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+),?\n")
+# Every byte but those _FLOAT_END matches and the quote, which keeps a string's digits apart from what follows.
+_NOT_FLOAT_END = bytes(sorted(set(range(256)) - set(b'0123456789.e-+,\n"')))
 
 
 def _floats_differ(out: bytes) -> bool:
     """True when orjson wrote a float otherwise than ``repr`` (json's form): 1e16 for 1e+16, 0.00001 for 1e-05."""
+    # Most files hold no float. A float's end is a run of the kept bytes, so if there is one, it is also in
+    # what is left once the others are dropped (one C pass): the regex then reads a fifth of the text.
+    if _FLOAT_END.search(out.translate(None, _NOT_FLOAT_END)) is None:
+        return False
     for match in _FLOAT_END.finditer(out):
         token = out[out.rfind(b" ", 0, match.start()) + 1 : match.end()].rstrip(b",\n").decode("ascii")
         if repr(float(token)) != token:
@@ -80,12 +86,23 @@ def _floats_differ(out: bytes) -> bool:
 
 
 def _has_non_finite(data: Any) -> bool:
+    """True when ``data`` (which orjson could write) holds NaN or an infinity."""
+    try:
+        json.dumps(data, allow_nan=False, check_circular=False)  # the C encoder: one pass, no indent
+    except ValueError:
+        return True
+    except TypeError:  # a type only orjson writes (UUID, enum...): look for the floats one by one
+        return _walk_non_finite(data)
+    return False
+
+
+def _walk_non_finite(data: Any) -> bool:
     if isinstance(data, float):
         return not math.isfinite(data)
     if isinstance(data, Mapping):
-        return any(_has_non_finite(v) for v in data.values())
+        return any(_walk_non_finite(v) for v in data.values())
     if isinstance(data, list | tuple):
-        return any(_has_non_finite(v) for v in data)
+        return any(_walk_non_finite(v) for v in data)
     return False
 
 
@@ -115,6 +132,12 @@ def dump_json(data: Any) -> str:
 
 def _pystr(value: str) -> str:
     # JSON string escapes are valid Python escapes, and JSON quotes with ".
+    # orjson escapes a string as json.dumps(value, ensure_ascii=False) does; it refuses lone surrogates.
+    if type(value) is str:
+        try:
+            return orjson.dumps(value).decode("utf-8")
+        except TypeError:  # orjson.JSONEncodeError
+            pass
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -182,6 +205,16 @@ def _conformance_test(c: Contract, layout: Layout, package: str) -> str:
     )
 
 
+def _properties_test(c: Contract, layout: Layout) -> str:
+    # Replayed: every example but those of an unknown tool and those that change files once the host started.
+    examples = [
+        ex["name"]
+        for ex in c.examples
+        if ex["expect"].get("error") != "unknown_tool" and not ex.get("given", {}).get("after_start")
+    ]
+    return _environment().get_template("properties_test.py.jinja").render(c=c, layout=layout, examples=examples)
+
+
 def _toolsets(contracts: Sequence[Contract]) -> list[tuple[str, list[str]]]:
     sets: dict[str, list[str]] = {}
     for c in contracts:
@@ -219,7 +252,7 @@ def _fields(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return dump_json(value).removesuffix("\n")
 
 
 def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> str:
@@ -265,12 +298,21 @@ def _toolset_members(contracts: Sequence[Contract]) -> dict[str, list[Contract]]
 
 
 def export_all(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> dict[str, dict[str, Exported]]:
-    """Every definition format for every tool set (and ``all``): ``{format: {set: Exported}}``."""
+    """Every definition format for every tool set (and ``all``): ``{format: {set: Exported}}``.
+
+    Sets with the same members (a tool set of every tool is common) share one ``Exported``, built once.
+    """
     sets = _toolset_members(sorted(contracts, key=lambda c: c.module))
-    return {
-        fmt: {name: export_definitions(fmt, members, enums) for name, members in sets.items()}
-        for fmt in DEFINITION_FORMATS
-    }
+    exports: dict[str, dict[str, Exported]] = {}
+    for fmt in DEFINITION_FORMATS:
+        built: dict[tuple[int, ...], Exported] = {}
+        exports[fmt] = {}
+        for name, members in sets.items():
+            same = tuple(map(id, members))
+            if same not in built:
+                built[same] = export_definitions(fmt, members, enums)
+            exports[fmt][name] = built[same]
+    return exports
 
 
 def losses_of(exports: Mapping[str, Mapping[str, Exported]]) -> list[Loss]:
@@ -321,9 +363,10 @@ def render_all(
             json_files[f"{out}/contracts/{c.module}.json"] = (dump_json(c.data()), own_sources)
         package = "toolproof.generated" if is_builtin else layout.package
         files[f"{out}/tests/test_{c.module}.py"] = _conformance_test(c, layout, package)
-        for kind in ("properties", "fuzz"):  # annotations checked, schema fuzzed (runtime/conformance)
-            test = env.get_template(f"{kind}_test.py.jinja").render(c=c, layout=layout)
-            files[f"{out}/tests/test_{c.module}_{kind}.py"] = test
+        files[f"{out}/tests/test_{c.module}_properties.py"] = _properties_test(c, layout)  # annotations checked
+        files[f"{out}/tests/test_{c.module}_fuzz.py"] = env.get_template("fuzz_test.py.jinja").render(
+            c=c, layout=layout
+        )  # schema fuzzed (runtime/conformance)
         files[f"{out}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name], layout)
         files[f"{out}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
             c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
@@ -339,8 +382,11 @@ def render_all(
     )
     for fmt, per_set in exports.items():
         report: dict[str, Any] = {}
+        dumped: dict[int, str] = {}  # sets with the same members share their Exported (export_all)
         for name, exported in per_set.items():
-            json_files[f"{out}/exports/{fmt}/{name}.json"] = (dump_json(exported.data), all_sources)
+            if id(exported) not in dumped:
+                dumped[id(exported)] = dump_json(exported.data)
+            json_files[f"{out}/exports/{fmt}/{name}.json"] = (dumped[id(exported)], all_sources)
             report[name] = {
                 "limits": exported.problems,
                 "losses": [loss.to_dict() for loss in exported.losses],
@@ -366,10 +412,9 @@ def existing_files(root: Path, folder: str = GENERATED) -> set[str]:
         return found
     for folder, dirs, names in os.walk(base):
         dirs[:] = [d for d in dirs if d not in _IGNORED_DIRS]
-        for name in names:
-            if name.endswith(".pyc"):
-                continue
-            found.add((Path(folder) / name).relative_to(root).as_posix())
+        here = Path(folder).relative_to(root).as_posix()
+        prefix = "" if here == "." else f"{here}/"
+        found.update(prefix + name for name in names if not name.endswith(".pyc"))
     return found
 
 
@@ -378,13 +423,13 @@ class Drift:
 
     def __init__(self, root: Path, files: Mapping[str, str], folder: str = GENERATED) -> None:
         on_disk = existing_files(root, folder)
-        self.written_by = _written_by(root / folder / "MANIFEST.json")
-        """The toolproof version named in the MANIFEST on disk, when it is not this one."""
         self.missing = sorted(set(files) - on_disk)
         self.orphaned = sorted(on_disk - set(files))
-        self.stale = sorted(
-            path for path in set(files) & on_disk if (root / path).read_bytes() != files[path].encode("utf-8")
-        )
+        self.stale = sorted(path for path in set(files) & on_disk if _read(root, path) != files[path].encode("utf-8"))
+        manifest = f"{folder}/MANIFEST.json"
+        fresh = manifest in files and manifest in on_disk and manifest not in self.stale  # it names this version
+        self.written_by = None if fresh else _written_by(root / manifest)
+        """The toolproof version named in the MANIFEST on disk, when it is not this one."""
 
     def __bool__(self) -> bool:
         return bool(self.missing or self.orphaned or self.stale)
@@ -398,6 +443,11 @@ class Drift:
             + [f"missing: {p}" for p in self.missing]
             + [f"orphaned: {p}" for p in self.orphaned]
         )
+
+
+def _read(root: Path, path: str) -> bytes:
+    with open(os.path.join(root, path), "rb") as file:  # no Path per file: a project has thousands
+        return file.read()
 
 
 def _written_by(manifest: Path) -> str | None:

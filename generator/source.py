@@ -6,21 +6,75 @@ import datetime
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
 from toolproof.generator.problems import Level, Problem, rule
 from toolproof.runtime.skills.yamlguard import MAX_DEPTH, too_deep
 
-__all__ = ["JsonPath", "Source", "load_source"]
+__all__ = ["Interned", "JsonPath", "Source", "load_source"]
 
 JsonPath = tuple[str | int, ...]
+Interned = dict[tuple[Any, ...], Any]
+"""Paths and positions (line, column) met so far, each stored once: see ``load_source``."""
 
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment,unused-ignore]
-except AttributeError:  # PyYAML without libyaml
-    _Loader = yaml.SafeLoader
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _Resolver(yaml.resolver.Resolver):
+    """PyYAML's safe resolver, the same tags at less cost: it is called back for every node.
+
+    Path resolvers, which no safe loader registers, are skipped unless some are; the
+    implicit resolvers' regexes run once per distinct plain scalar (the tag depends on
+    the text alone), and a quoted scalar, a list or a mapping takes its default tag.
+    """
+
+    _plain: ClassVar[dict[str, str]] = {}
+    """The tag of each plain scalar met so far, in any load (at most ``_PLAIN_MAX``, short ones)."""
+    _PLAIN_MAX: ClassVar = 20_000
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        if self.yaml_path_resolvers:
+            super().descend_resolver(current_node, current_index)
+
+    def ascend_resolver(self) -> None:
+        if self.yaml_path_resolvers:
+            super().ascend_resolver()
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
+        if self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+        if kind is yaml.MappingNode:
+            return self.DEFAULT_MAPPING_TAG
+        if kind is yaml.SequenceNode:
+            return self.DEFAULT_SEQUENCE_TAG
+        if not implicit[0]:  # quoted, or tagged '!'
+            return self.DEFAULT_SCALAR_TAG
+        tag = self._plain.get(value)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+            if len(self._plain) < self._PLAIN_MAX and len(value) <= 64:
+                self._plain[value] = tag
+        return tag
+
+
+def _loader() -> type[Any]:
+    """libyaml's parser composing nodes with :class:`_Resolver`; PyYAML's safe loader when it lacks libyaml."""
+    try:
+        from yaml._yaml import CParser
+    except ImportError:
+        return yaml.SafeLoader
+
+    class _Loader(CParser, _Resolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _Resolver.__init__(self)
+
+    return _Loader
+
+
+_Loader = _loader()
 
 _MAX_DEPTH = 64
 _MAX_NODES = 200_000
@@ -120,11 +174,14 @@ _FLOAT_TAG = "tag:yaml.org,2002:float"
 
 
 class _Builder:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, interned: Interned) -> None:
         self.source = source
+        self.interned = interned
         self.problems: list[Problem] = []
         self.constructor = yaml.constructor.SafeConstructor()
         self.nodes = 0
+        self.marks = source.marks
+        self.key_marks = source.key_marks
 
     def _problem(self, node: yaml.Node, rule_name: str, message: str) -> None:
         mark = node.start_mark
@@ -143,8 +200,10 @@ class _Builder:
             return text
         try:
             return self.constructor.construct_object(node)
-        except (ValueError, TypeError, AttributeError, OverflowError, yaml.YAMLError) as exc:
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError, yaml.YAMLError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if isinstance(exc, KeyError):  # !!bool maybe
+                reason = f"not a {node.tag.rsplit(':', 1)[-1]} value"
             self._problem(node, "not-json-value", f"'{text[:80]}' cannot be read as YAML ({reason}); quote it")
             return text
 
@@ -152,13 +211,33 @@ class _Builder:
         self.nodes += 1
         if self.nodes > _MAX_NODES:
             raise _TooManyNodes
-        self.source.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        start = node.start_mark
+        position = (start.line + 1, start.column + 1)
+        self.marks[path] = self.interned.setdefault(position, position)
         if len(path) > _MAX_DEPTH:
             self._problem(node, "yaml-too-deep", f"nesting deeper than {_MAX_DEPTH} levels")
             return None
-        if isinstance(node, yaml.MappingNode):
-            out: dict[str, Any] = {}
-            for key_node, value_node in node.value:
+        kind = type(node)
+        if kind is yaml.ScalarNode:
+            # A string is its text (what SafeConstructor returns): the constructor runs only for other tags.
+            return node.value if node.tag == _STR_TAG else self._value(node)
+        if kind is yaml.MappingNode:
+            return self._mapping(node, path)
+        if kind is yaml.SequenceNode:
+            return [self._item(item, path, i) for i, item in enumerate(node.value)]
+        return self._value(node)
+
+    def _item(self, node: yaml.Node, path: JsonPath, index: int) -> Any:
+        at = (*path, index)
+        return self.build(node, self.interned.setdefault(at, at))
+
+    def _mapping(self, node: yaml.Node, path: JsonPath) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        key_marks = self.key_marks
+        for key_node, value_node in node.value:
+            if type(key_node) is yaml.ScalarNode and key_node.tag == _STR_TAG:
+                key = key_node.value
+            else:
                 key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
                 if not isinstance(key, str):
                     self._problem(
@@ -167,13 +246,18 @@ class _Builder:
                         f"mapping keys must be strings, not {type(key).__name__} ({key!r}); quote it",
                     )
                     continue
-                if key in out:
-                    self._problem(key_node, "duplicate-key", f"duplicate key '{key}'")
-                self.source.key_marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                out[key] = self.build(value_node, (*path, key))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            if key in out:
+                self._problem(key_node, "duplicate-key", f"duplicate key '{key}'")
+            at = (*path, key)
+            at = self.interned.setdefault(at, at)
+            start = key_node.start_mark
+            position = (start.line + 1, start.column + 1)
+            key_marks[at] = self.interned.setdefault(position, position)
+            out[key] = self.build(value_node, at)
+        return out
+
+    def _value(self, node: yaml.Node) -> Any:
+        """A scalar that is not a string: its JSON value, or its text or None with a problem."""
         value = self._scalar(node)
         if isinstance(value, (datetime.date, datetime.datetime)):
             self._problem(
@@ -196,6 +280,18 @@ def _problem(display: str, rule_name: str, message: str, line: int = 1, column: 
     return rule(rule_name).at(display, line, column, message)
 
 
+def _too_deep(text: str) -> bool:
+    """``too_deep(text)``, read only where the text could nest that deep: most contracts cannot.
+
+    Nesting more than ``MAX_DEPTH`` levels takes more opening brackets than that, or a line
+    longer than that (each level of indentation takes a character at least).
+    """
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        return too_deep(text)
+    long_lines = [line for line in text.split("\n") if len(line) > MAX_DEPTH]
+    return bool(long_lines) and too_deep("\n".join(long_lines))
+
+
 def _tab(text: str, line: int, column: int) -> tuple[int, int] | None:
     """Where a tab indents the line a YAML error points at (0-based mark), 1-based; None if none does."""
     lines = text.split("\n")
@@ -208,12 +304,15 @@ def _tab(text: str, line: int, column: int) -> tuple[int, int] | None:
     return (line + 1, indent.index("\t") + 1) if "\t" in indent else None
 
 
-def load_source(path: Path, display: str) -> tuple[Source | None, list[Problem]]:
+def load_source(path: Path, display: str, *, interned: Interned | None = None) -> tuple[Source | None, list[Problem]]:
     """Read and parse one contract file.
 
     Args:
         path: where the file is.
         display: the path to print in problems (relative to the project).
+        interned: a table the files of one load share, so that a path or a line and column
+            found in many of them is one tuple: fewer objects to keep and for the garbage
+            collector to visit (equal tuples are interchangeable).
 
     Returns:
         The source (None when the file cannot be read or parsed) and the problems found.
@@ -227,7 +326,7 @@ def load_source(path: Path, display: str) -> tuple[Source | None, list[Problem]]
     except UnicodeDecodeError as exc:
         return None, [_problem(display, "unreadable-file", f"the file is not UTF-8 (byte {exc.start})")]
     source = Source(display, text, hashlib.sha256(raw).hexdigest())
-    if too_deep(text):
+    if _too_deep(text):
         return None, [_problem(display, "yaml-too-deep", f"the YAML nests more than {MAX_DEPTH} levels deep")]
     try:
         node = yaml.compose(text, Loader=_Loader)
@@ -243,7 +342,7 @@ def load_source(path: Path, display: str) -> tuple[Source | None, list[Problem]]
         return None, [_problem(display, "yaml-syntax", f"YAML error: {exc}")]
     if node is None:
         return None, [_problem(display, "empty-file", "the file is empty")]
-    builder = _Builder(source)
+    builder = _Builder(source, {} if interned is None else interned)
     try:
         source.data = builder.build(node, ())
     except yaml.YAMLError as exc:
