@@ -24,6 +24,7 @@ from toolproof.generator.transforms import (
     openai_strict_schema,
 )
 from toolproof.runtime.errors import INVALID_ARGUMENTS
+from toolproof.runtime.validation import SchemaValidator
 
 __all__ = ["DEFINITION_FORMATS", "Exported", "export_definitions"]
 
@@ -167,9 +168,7 @@ def _openai_limits(schemas: list[Any], fmt: str) -> list[str]:
 
 def _input_examples(c: Contract, schema: Mapping[str, Any]) -> list[Any]:
     """Up to five distinct example inputs that the exported schema accepts (placeholders excluded)."""
-    from jsonschema import Draft202012Validator
-
-    valid = Draft202012Validator(schema).is_valid
+    valid = SchemaValidator(schema).is_valid  # the runtime's compiled validator: what a call would accept
     seen: list[Any] = []
     for example in c.examples:
         args = example["input"]
