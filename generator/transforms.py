@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from toolproof.generator.losses import Loss
 
 __all__ = ["Rewrite", "anthropic_schema", "gemini_json_schema", "gemini_openapi_schema", "openai_strict_schema"]
@@ -51,6 +53,14 @@ _ENFORCED = "the runtime still enforces it"
 _CLOSED = "strict mode needs closed objects; the contract allows extra keys"
 _ONE_BRANCH = "the runtime still enforces that exactly one branch matches"
 _NO_FORMATS = "the runtime does not assert formats"
+
+
+def _copied(schema: Any) -> Any:
+    """A deep copy of a JSON schema, through orjson (~10x faster than ``copy.deepcopy``) when it is plain JSON."""
+    try:
+        return orjson.loads(orjson.dumps(schema))
+    except (orjson.JSONEncodeError, TypeError):  # integers beyond 64 bits, keys that are not strings
+        return copy.deepcopy(schema)
 
 
 @dataclass(slots=True)
@@ -211,7 +221,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             node["required"] = list(props)
         return node
 
-    return w.result(schema, visit(copy.deepcopy(schema), ()))
+    return w.result(schema, visit(_copied(schema), ()))
 
 
 def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
@@ -251,7 +261,7 @@ def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             w.close(node, path)
         return node
 
-    return w.result(schema, visit(copy.deepcopy(schema), ()))
+    return w.result(schema, visit(_copied(schema), ()))
 
 
 def gemini_json_schema(schema: dict[str, Any], tool: str, which: str) -> Rewrite:
@@ -280,7 +290,7 @@ def gemini_json_schema(schema: dict[str, Any], tool: str, which: str) -> Rewrite
         _children(node, path, visit)
         return node
 
-    return Rewrite(visit(copy.deepcopy(schema), ()), True, w.losses)
+    return Rewrite(visit(_copied(schema), ()), True, w.losses)
 
 
 _GEMINI_TYPES = {
