@@ -4,18 +4,22 @@ Run with ``make bench`` (or ``python benchmarks/http_load.py [--seconds S] [--wo
 package, installed by the Makefile) drives, on loopback, a small read two ways: REST ``POST
 /tools/read_file_in_skill`` and a stateless 2026-07-28 MCP ``tools/call`` of the same tool over ``/mcp``;
 and, as the floor, ``benchmarks/_bare_asgi.py`` (answers ``{}`` at once) under the same hardened server
-(``toolproof.runtime.serve.http_server.serve``, the same ``SO_REUSEPORT`` sockets for N workers). For 1, 8
-and 64 keep-alive connections it prints requests per second and p50/p99 latency, and each figure's ratio to
-the bare app's at the same connections and workers.
+(``toolproof.runtime.serve.http_server.serve``: the same protocol, parser and event loop, the same
+``SO_REUSEPORT`` sockets for N workers). For 1, 8 and 64 keep-alive connections it prints requests per
+second, p50/p99 latency, each request-rate's ratio to the bare app's at the same connections and workers,
+and the CPU time the server's processes spent a request (all their threads, user and system; read from
+``/proc``). On a shared machine the rates swing with the neighbours' load; CPU a request swings less.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -99,21 +103,59 @@ def _ms(text: str) -> float:
     return float(match.group(1)) * _UNITS[match.group(2)]
 
 
-def _wrk(wrk: str, url: str, script: Path, connections: int, seconds: int) -> tuple[float, float, float, int]:
-    """Requests per second, p50 and p99 latency (ms), and non-2xx answers of one wrk run."""
+def _cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float | None:
+    """CPU seconds (user and system, every thread) spent so far by ``procs`` and their children; None without /proc."""
+    roots = {proc.pid for proc in procs}
+    total = 0
+    try:
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+            except OSError:  # the process ended meanwhile
+                continue
+            if int(stat.parent.name) in roots or int(fields[1]) in roots:  # fields[1]: the parent's pid
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+    except OSError:
+        return None
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _wrk(
+    wrk: str, url: str, script: Path, connections: int, seconds: int, procs: list[subprocess.Popen[bytes]]
+) -> tuple[float, float, float, int, float | None]:
+    """Requests per second, p50 and p99 latency (ms), non-2xx answers and server CPU us a request of one wrk run."""
     argv = [wrk, f"-t{min(connections, 4)}", f"-c{connections}", f"-d{seconds:g}s", "--latency", "-s", str(script), url]
+    before = _cpu_seconds(procs)
     out = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=seconds + 30).stdout
+    after = _cpu_seconds(procs)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     p50 = _ms(re.search(r"^\s*50%\s+(\S+)", out, re.M).group(1))  # type: ignore[union-attr]
     p99 = _ms(re.search(r"^\s*99%\s+(\S+)", out, re.M).group(1))  # type: ignore[union-attr]
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return rps, p50, p99, int(bad.group(1)) if bad else 0
+    count = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    cpu = (after - before) / count * 1e6 if before is not None and after is not None and count else None
+    return rps, p50, p99, int(bad.group(1)) if bad else 0, cpu
+
+
+def _median(
+    runs: list[tuple[float, float, float, int, float | None]],
+) -> tuple[float, float, float, int, float | None]:
+    """Each figure's median over ``runs`` (non-2xx answers: the most of any run)."""
+    cpus = [run[4] for run in runs if run[4] is not None]
+    return (
+        statistics.median(run[0] for run in runs),
+        statistics.median(run[1] for run in runs),
+        statistics.median(run[2] for run in runs),
+        max(run[3] for run in runs),
+        statistics.median(cpus) if cpus else None,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=2, help="Seconds per wrk run.")
     parser.add_argument("--workers", type=int, default=2, help="N, the workers of the scaled-out runs.")
+    parser.add_argument("--rounds", type=int, default=1, help="Runs of each figure; the median is shown.")
     options = parser.parse_args()
     wrk = shutil.which("wrk")
     if wrk is None:
@@ -150,38 +192,53 @@ def main() -> None:
         scripts["MCP tools/call"][1].write_text(_lua(message, mcp_headers), encoding="utf-8")
         scripts["bare ASGI app"][1].write_text(_lua({}, {"Content-Type": "application/json"}), encoding="utf-8")
 
-        results: dict[tuple[str, int, int], tuple[float, float, float, int]] = {}
+        names = ("bare ASGI app", "REST read", "MCP tools/call")
+        runs: dict[tuple[str, int, int], list[tuple[float, float, float, int, float | None]]] = {}
         for workers in (1, options.workers):
-            for kind in ("bare ASGI app", "toolproof"):
-                port = _free_port()
-                bare = kind.startswith("bare")
-                procs = _start_bare(port, workers) if bare else _start_toolproof(skills, port, workers)
-                try:
-                    _wait(port, procs)
-                    names = ["bare ASGI app"] if bare else ["REST read", "MCP tools/call"]
-                    for name in names:
-                        path, script = scripts[name]
-                        for connections in CONNECTIONS:
-                            _wrk(wrk, f"http://127.0.0.1:{port}{path}", script, connections, 1)  # warm up
-                            results[name, workers, connections] = _wrk(
-                                wrk, f"http://127.0.0.1:{port}{path}", script, connections, options.seconds
-                            )
-                finally:
-                    for proc in procs:
+            ports = {"bare": _free_port(), "toolproof": _free_port()}
+            procs = {"bare": _start_bare(ports["bare"], workers)}
+            procs["toolproof"] = _start_toolproof(skills, ports["toolproof"], workers)
+            try:
+                for kind, port in ports.items():
+                    _wait(port, procs[kind])
+                for connections in CONNECTIONS:
+                    # The three, back to back and in rounds, so a neighbour's load falls on each alike.
+                    for round_ in range(-1, options.rounds):  # round -1 warms up
+                        for name in names:
+                            kind = "bare" if name == "bare ASGI app" else "toolproof"
+                            path, script = scripts[name]
+                            url = f"http://127.0.0.1:{ports[kind]}{path}"
+                            seconds = 1 if round_ < 0 else options.seconds
+                            measured = _wrk(wrk, url, script, connections, seconds, procs[kind])
+                            if round_ >= 0:
+                                runs.setdefault((name, workers, connections), []).append(measured)
+            finally:
+                for group in procs.values():
+                    for proc in group:
                         proc.terminate()
-                    for proc in procs:
+                for group in procs.values():
+                    for proc in group:
                         proc.wait(timeout=40)
+        results = {key: _median(value) for key, value in runs.items()}
 
-    print(f"\nHTTP on loopback under wrk ({options.seconds:g} s a run), small read; ratios to the bare ASGI app")
-    print(f"{'':18} {'workers':>7} {'conns':>5} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  {'x bare req/s':>12}")
+    print(
+        f"\nHTTP on loopback under wrk ({options.seconds:g} s a run, median of {options.rounds}), small read;"
+        " ratios to the bare ASGI app"
+    )
+    print(
+        f"{'':18} {'workers':>7} {'conns':>5} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  {'x bare req/s':>12}"
+        f"  {'CPU us/req':>10}"
+    )
     for workers in (1, options.workers):
         for name in ("bare ASGI app", "REST read", "MCP tools/call"):
             for connections in CONNECTIONS:
-                rps, p50, p99, bad = results[name, workers, connections]
+                rps, p50, p99, bad, cpu = results[name, workers, connections]
                 ratio = rps / results["bare ASGI app", workers, connections][0]
                 flag = f"  ({bad} non-2xx)" if bad else ""
+                shown = f"{cpu:>10.0f}" if cpu is not None else f"{'-':>10}"
                 print(
-                    f"{name:18} {workers:>7} {connections:>5} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}  {ratio:>12.2f}{flag}"
+                    f"{name:18} {workers:>7} {connections:>5} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}  {ratio:>12.2f}"
+                    f"  {shown}{flag}"
                 )
 
 

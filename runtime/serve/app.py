@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from toolproof.runtime.printable import one_line, printable
-from toolproof.runtime.serve.http import HttpApp, HttpLimits, Receive, Scope, Send, header
+from toolproof.runtime.serve.http import HttpApp, HttpLimits, Receive, Scope, Send, header, json_headers
 from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
 
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
@@ -192,6 +192,5 @@ class ToolproofApp:
 
 async def _answer(send: Send, status: int, payload: object, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = orjson.dumps(payload)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *(extra or ()))})
     await send({"type": "http.response.body", "body": body})

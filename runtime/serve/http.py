@@ -10,7 +10,8 @@ wrote, with the input schemas this runtime serves (dynamic enums included). The
 
 What a caller can make the app hold is bounded (``HttpLimits``): a body that
 does not arrive within ``body_timeout`` gets 408 and the connection closes; at
-most ``max_calls`` tool calls run at once; a response is never built whole when
+most ``max_calls`` tool calls run at once, each in a thread of the app's own
+(``Calls``), never on the event loop; a response is never built whole when
 it is large, but written in pieces as the client reads it, and large responses
 in flight share ``max_in_flight_bytes``. A request that waits longer than
 ``queue_timeout`` for a call slot or for its share gets 503 with
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -35,11 +35,23 @@ import orjson
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
-from toolproof.runtime.result import json_bytes
+from toolproof.runtime.result import json_bytes, json_size
+from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
 from toolproof.runtime.template import Template
 
-__all__ = ["SESSION_HEADER", "SMALL_RESPONSE", "Budget", "HttpApp", "HttpLimits", "header", "read_body"]
+__all__ = [
+    "SESSION_HEADER",
+    "SMALL_RESPONSE",
+    "Budget",
+    "Calls",
+    "HttpApp",
+    "HttpLimits",
+    "header",
+    "headers",
+    "json_headers",
+    "read_body",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -50,10 +62,11 @@ SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
 SMALL_RESPONSE: Final = 64 * 1024
 """Bytes under which a response is written whole and takes no share of ``max_in_flight_bytes``."""
-"""Responses up to this size are built whole and count against no share."""
 _SLICE: Final = 8 * 1024
 """Characters of a long string encoded at a time: at most 48 KiB of JSON (``\\u0001`` is six bytes)."""
 _TOO_LARGE: Final = Template(STANDARD_ERRORS[RESPONSE_TOO_LARGE].message)
+_HEADERS: Final = "toolproof.headers"
+"""The scope key under which ``headers`` keeps a request's headers once read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,56 +97,6 @@ class HttpLimits:
     """Seconds of silence on an open SSE answer after which a comment line is sent, so proxies keep it open."""
 
 
-class Budget:
-    """Units shared by concurrent requests, granted first come, first served."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.free = total
-        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
-
-    async def acquire(self, units: int, timeout: float) -> bool:
-        """Take ``units`` (at most ``total``), waiting at most ``timeout`` seconds; False when they did not come."""
-        if not self._waiters and units <= self.free:
-            self.free -= units
-            return True
-        granted = asyncio.get_running_loop().create_future()
-        self._waiters.append((units, granted))
-        try:
-            await asyncio.wait([granted], timeout=timeout)
-        except BaseException:
-            self._withdraw(units, granted)
-            raise
-        if granted.done():
-            return True
-        self._withdraw(units, granted)
-        return False
-
-    def release(self, units: int) -> None:
-        """Give ``units`` back, and grant waiters in turn."""
-        self.free += units
-        self._grant()
-
-    def _withdraw(self, units: int, granted: asyncio.Future[None]) -> None:
-        if granted.done() and not granted.cancelled():
-            self.release(units)  # granted as the wait ended
-        else:
-            granted.cancel()
-            self._grant()  # a large waiter at the head may have held smaller ones back
-
-    def _grant(self) -> None:
-        while self._waiters:
-            units, granted = self._waiters[0]
-            if granted.done():
-                self._waiters.popleft()
-            elif units <= self.free:
-                self.free -= units
-                granted.set_result(None)
-                self._waiters.popleft()
-            else:
-                return
-
-
 def _document(runtime: Runtime, package: str) -> bytes:
     path = generated_dir(package) / "openapi.json"
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -156,6 +119,8 @@ class _Answer:
     payload: Any
     size: int
     """Bytes of ``payload`` as JSON."""
+    body: bytes | None
+    """``payload`` as JSON when it is small (``SMALL_RESPONSE``); None for a large one, written in pieces."""
 
 
 class HttpApp:
@@ -170,8 +135,8 @@ class HttpApp:
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }
-        self.calls = Budget(self.limits.max_calls)
-        """Slots for tool calls running at once; the MCP endpoint of the same app shares them."""
+        self.calls = Calls(self.limits.max_calls)
+        """Slots for tool calls running at once, and their threads; the MCP endpoint of the same app shares them."""
         self.responses = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
         """Bytes of large responses being written at once; the MCP endpoint of the same app shares them."""
 
@@ -182,17 +147,17 @@ class HttpApp:
         if scope["type"] != "http":
             return
         path, method = scope["path"], scope["method"]
-        if path == "/openapi.json":
-            if method != "GET":
-                await _json(send, 405, {"code": "method_not_allowed", "message": "use GET"}, allow="GET")
-                return
-            await _raw(send, 200, self._document)
-            return
         if path.startswith(_PREFIX) and path[len(_PREFIX) :] in self._status:
             if method != "POST":
                 await _json(send, 405, {"code": "method_not_allowed", "message": "use POST"}, allow="POST")
                 return
             await self._call(scope, receive, send, path[len(_PREFIX) :])
+            return
+        if path == "/openapi.json":
+            if method != "GET":
+                await _json(send, 405, {"code": "method_not_allowed", "message": "use GET"}, allow="GET")
+                return
+            await _raw(send, 200, self._document)
             return
         await _json(send, 404, {"code": "not_found", "message": f"no route {path}"})
 
@@ -222,9 +187,9 @@ class HttpApp:
             await _busy(send, "tool calls")
             return
         try:
-            answer = await asyncio.to_thread(self._answer, name, parsed, session)
+            answer = await self.calls.run(self._answer, name, parsed, session, kind=name)
             del parsed
-            share = answer.size if answer.size > SMALL_RESPONSE else 0  # small ones never wait behind large ones
+            share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
             if share and not await self.responses.acquire(share, self.limits.queue_timeout):
                 await _busy(send, "responses")
                 return
@@ -237,20 +202,23 @@ class HttpApp:
                 self.responses.release(share)
 
     def _answer(self, name: str, arguments: dict[str, Any], session: str | None) -> _Answer:
-        """Run the call and size its answer (in a worker thread: sizing a large output takes a while)."""
+        """Run the call, size its answer, and write it when small (in a thread: sizing a large one takes a while)."""
         result = self.runtime.call(name, arguments, session=session)
         if result.error is None:
             status, payload = 200, result.output
         else:
             status, payload = self._status[name].get(result.error.code, 422), result.error.to_dict()
-        size = _encoded_size(payload, self.max_response)
+        size = json_size(payload, self.max_response)
+        if size is None:  # a value json_size cannot count (an integer beyond 64 bits, say): piece by piece
+            size = _encoded_size(payload, self.max_response)
         if size <= self.max_response:
-            return _Answer(status, payload, size)
+            return _Answer(status, payload, size, json_bytes(payload) if size <= SMALL_RESPONSE else None)
         entry = STANDARD_ERRORS[RESPONSE_TOO_LARGE]
         message = _TOO_LARGE.render({"size": size, "limit": self.max_response})
         payload = {"code": RESPONSE_TOO_LARGE, "message": message, "hint": entry.hint}
         status = self._status[name].get(RESPONSE_TOO_LARGE, entry.status)
-        return _Answer(status, payload, len(json_bytes(payload)))
+        body = json_bytes(payload)
+        return _Answer(status, payload, len(body), body)
 
     @staticmethod
     async def _lifespan(receive: Receive, send: Send) -> None:
@@ -263,21 +231,32 @@ class HttpApp:
                 return
 
 
+def headers(scope: Scope) -> dict[str, bytes]:
+    """The request's headers by lowercased name (the first of a repeated one), read once and kept in ``scope``."""
+    found: dict[str, bytes] | None = scope.get(_HEADERS)
+    if found is None:
+        found = {}
+        for key, value in scope.get("headers", ()):
+            found.setdefault(bytes(key).decode("latin-1").lower(), value)
+        scope[_HEADERS] = found
+    return found
+
+
 def header(scope: Scope, name: str) -> str | None:
-    """The value of the request header ``name`` (matched case-insensitively), or None."""
-    wanted = name.encode("latin-1")
-    for key, value in scope.get("headers", ()):
-        if key.lower() == wanted:
-            return bytes(value).decode("latin-1")
-    return None
+    """The value of the request header ``name`` (matched case-insensitively; the first when repeated), or None."""
+    value = headers(scope).get(name.lower())
+    return None if value is None else bytes(value).decode("latin-1")
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:
     """The request body; None when it passes ``limit`` bytes, b"" when the client left."""
+    message = await receive()
+    if message["type"] == "http.request" and not message.get("more_body", False):  # it came whole: most do
+        body: bytes = message.get("body", b"")
+        return body if len(body) <= limit else None
     chunks: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
         if message["type"] == "http.disconnect":
             return b""
         chunk = message.get("body", b"")
@@ -287,6 +266,7 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
+        message = await receive()
 
 
 def _json_pieces(value: Any) -> Iterator[bytes]:
@@ -332,10 +312,10 @@ def _encoded_size(value: Any, limit: int) -> int:
 
 async def _send_json(send: Send, answer: _Answer) -> None:
     """Write ``answer``: whole when small, else in pieces of about 64 KiB as the client takes them."""
-    if answer.size <= SMALL_RESPONSE:
-        await _raw(send, answer.status, json_bytes(answer.payload))
+    if answer.body is not None:
+        await _raw(send, answer.status, answer.body)
         return
-    await send({"type": "http.response.start", "status": answer.status, "headers": _headers(answer.size)})
+    await send({"type": "http.response.start", "status": answer.status, "headers": json_headers(answer.size)})
     buffer = bytearray()
     for piece in _json_pieces(answer.payload):
         buffer += piece
@@ -345,25 +325,29 @@ async def _send_json(send: Send, answer: _Answer) -> None:
     await send({"type": "http.response.body", "body": bytes(buffer)})
 
 
-def _headers(length: int, *, allow: str | None = None, close: bool = False) -> list[tuple[bytes, bytes]]:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(length).encode())]
-    if allow is not None:
-        headers.append((b"allow", allow.encode()))
-    if close:
-        headers.append((b"connection", b"close"))
-    return headers
+_CONTENT_TYPE_JSON: Final = (b"content-type", b"application/json")
+_CLOSE: Final = (b"connection", b"close")
+_RETRY_AFTER: Final = (b"retry-after", b"1")
+
+
+def json_headers(length: int, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    """The headers of a JSON response of ``length`` bytes, then ``extra``."""
+    return [_CONTENT_TYPE_JSON, (b"content-length", b"%d" % length), *extra]
 
 
 async def _busy(send: Send, what: str) -> None:
     payload = {"code": "server_busy", "message": f"the server is busy with other {what}; retry shortly"}
     body = orjson.dumps(payload)
-    headers = [*_headers(len(body)), (b"retry-after", b"1")]
-    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.start", "status": 503, "headers": json_headers(len(body), _RETRY_AFTER)})
     await send({"type": "http.response.body", "body": body})
 
 
 async def _raw(send: Send, status: int, body: bytes, allow: str | None = None, close: bool = False) -> None:
-    headers = _headers(len(body), allow=allow, close=close)
+    headers = json_headers(len(body))
+    if allow is not None:
+        headers.append((b"allow", allow.encode()))
+    if close:
+        headers.append(_CLOSE)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

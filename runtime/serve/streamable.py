@@ -32,7 +32,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import logging
+from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -40,11 +42,13 @@ from toolproof.runtime.result import json_value
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
     Budget,
+    Calls,
     HttpLimits,
     Receive,
     Scope,
     Send,
     header,
+    json_headers,
     read_body,
 )
 from toolproof.runtime.serve.mcp import (
@@ -135,8 +139,12 @@ def _header_problem(scope: Scope, message: Mapping[str, Any], version: str) -> s
 def _accepts(scope: Scope) -> tuple[bool, bool]:
     """Whether the client accepts JSON and SSE answers (a missing Accept header accepts both)."""
     accept = header(scope, "accept")
-    if accept is None:
-        return True, True
+    return (True, True) if accept is None else _accepted(accept)
+
+
+@functools.lru_cache(maxsize=64)
+def _accepted(accept: str) -> tuple[bool, bool]:
+    """Whether an Accept header value takes JSON and SSE answers (a client sends the same one every time)."""
     kinds = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
     every = bool(kinds & {"*/*", "application/*"})
     return every or _JSON in kinds, "*/*" in kinds or _SSE in kinds or "text/*" in kinds
@@ -155,17 +163,18 @@ class StreamableMcp:
     Args:
         server: the protocol core; built with ``handshake=False``, as no request may rely on an earlier one.
         limits: the app's bounds (body timeout, call slots, queue timeout).
-        calls, responses: the call slots and response bytes to share with the app's REST routes; new ones
-            sized by ``limits`` when not given.
+        calls, responses: the call slots (and their threads) and response bytes to share with the app's REST
+            routes; new ones sized by ``limits`` when not given.
     """
 
     def __init__(
-        self, server: McpServer, limits: HttpLimits, *, calls: Budget | None = None, responses: Budget | None = None
+        self, server: McpServer, limits: HttpLimits, *, calls: Calls | None = None, responses: Budget | None = None
     ) -> None:
         self.server = server
         self.limits = limits
-        self._calls = calls if calls is not None else Budget(limits.max_calls)
+        self._calls = calls if calls is not None else Calls(limits.max_calls)
         self._responses = responses if responses is not None else Budget(limits.max_in_flight_bytes)
+        self._tools = frozenset(spec.name for spec in server.runtime.specs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
@@ -252,44 +261,51 @@ class StreamableMcp:
         json_ok: bool,
         sse_ok: bool,
     ) -> None:
-        """Run a tool call in a worker thread; stream its notifications as SSE when it reports any."""
+        """Run a tool call in a thread of ``Calls``; stream its notifications as SSE when it reports any."""
         loop = asyncio.get_running_loop()
-        notes: asyncio.Queue[Mapping[str, Any]] = asyncio.Queue()
+        notes: deque[Mapping[str, Any]] = deque()
+        waiter: asyncio.Future[bool] | None = None  # True when a note comes or the call ends, False after silence
 
-        def notify(note: Mapping[str, Any]) -> None:
-            loop.call_soon_threadsafe(notes.put_nowait, note)
+        def rouse(_: object = None) -> None:
+            if waiter is not None and not waiter.done():
+                waiter.set_result(True)
+
+        def notify(note: Mapping[str, Any]) -> None:  # in the call's thread: noted before the call ends
+            notes.append(note)
+            loop.call_soon_threadsafe(rouse)
 
         def run() -> tuple[dict[str, Any] | None, bytes]:
             answer = self.server.answer(message, modern=era, notify=notify if sse_ok else None, session=session)
             return answer, (encode_message(answer).rstrip(b"\n") if answer is not None else b"")
 
-        work = asyncio.ensure_future(asyncio.to_thread(run))
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, Mapping) else None
+        work = self._calls.run(run, kind=name if name in self._tools else None)
         streaming = sse_ok and not json_ok
         if streaming:
             await _start_sse(send)
-        waiter = asyncio.ensure_future(notes.get())
-        while True:
-            done, _ = await asyncio.wait(
-                {work, waiter}, timeout=self.limits.sse_keepalive, return_when=asyncio.FIRST_COMPLETED
-            )
-            if not done:  # a long call, silent: keep the stream open through proxies
-                if streaming:
+        if not sse_ok:  # no notes: the answer is all there is
+            answer, encoded = await work
+        else:  # notes may come before the answer: send each as it comes
+            work.add_done_callback(rouse)
+            while True:
+                while notes:
+                    if not streaming:
+                        streaming = True
+                        await _start_sse(send)
+                    await _event(send, encode_message(notes.popleft()).rstrip(b"\n"))
+                if work.done():  # its notes were noted before it ended
+                    break
+                waiter = loop.create_future()
+                silence = loop.call_later(self.limits.sse_keepalive, _settle, waiter) if streaming else None
+                try:
+                    roused = await waiter
+                finally:
+                    if silence is not None:
+                        silence.cancel()
+                if not roused:  # a long call, silent: keep the stream open through proxies
                     await send({"type": "http.response.body", "body": _KEEPALIVE, "more_body": True})
-                continue
-            if waiter not in done:
-                waiter.cancel()
-                break
-            if not streaming:
-                streaming = True
-                await _start_sse(send)
-            await _event(send, encode_message(waiter.result()).rstrip(b"\n"))
-            waiter = asyncio.ensure_future(notes.get())
-        answer, encoded = work.result()
-        while not notes.empty():  # reported just before the call returned
-            if not streaming:
-                streaming = True
-                await _start_sse(send)
-            await _event(send, encode_message(notes.get_nowait()).rstrip(b"\n"))
+            answer, encoded = work.result()
         if answer is None:
             answer = _error(message.get("id"), INTERNAL_ERROR, "Internal error")
             encoded = encode_message(answer).rstrip(b"\n")
@@ -322,14 +338,13 @@ def _unsupported(request_id: Any, version: str | None) -> dict[str, Any]:
     return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {version}", data)
 
 
-def _json_headers(length: int) -> list[tuple[bytes, bytes]]:
-    return [(b"content-type", _JSON.encode()), (b"content-length", str(length).encode())]
+def _settle(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
 
 
-async def _raw(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send(
-        {"type": "http.response.start", "status": status, "headers": [*_json_headers(len(body)), *(extra or [])]}
-    )
+async def _raw(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *extra)})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -357,16 +372,18 @@ async def _plain(
         extra.append((b"connection", b"close"))
     if retry_after:
         extra.append((b"retry-after", b"1"))
-    await _raw(send, status, encoded, extra)
+    await _raw(send, status, encoded, tuple(extra))
+
+
+_SSE_HEADERS: Final = (
+    (b"content-type", _SSE.encode()),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"x-accel-buffering", b"no"),
+)
 
 
 async def _start_sse(send: Send) -> None:
-    headers = [
-        (b"content-type", _SSE.encode()),
-        (b"cache-control", b"no-cache, no-transform"),
-        (b"x-accel-buffering", b"no"),
-    ]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.start", "status": 200, "headers": list(_SSE_HEADERS)})
 
 
 async def _event(send: Send, data: bytes) -> None:

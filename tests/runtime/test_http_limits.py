@@ -9,11 +9,14 @@ only tell a hang from an answer; nothing is timed for speed.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
@@ -26,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolproof.runtime.serve import http as http_module
-from toolproof.runtime.serve.http import Budget, HttpApp, HttpLimits, _json_pieces
+from toolproof.runtime.serve.http import Budget, Calls, HttpApp, HttpLimits, _json_pieces
 from toolproof.runtime.serve.http_server import BACKLOG, MAX_HEAD_BYTES, affordable_connections
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -211,6 +214,97 @@ def test_a_request_head_over_16_kib_is_refused_with_400(skills: Path, tmp_path: 
         answer = _read_all(sock)
 
     assert answer.startswith(b"HTTP/1.1 400 ")
+
+
+def _padded_head(padding: int) -> bytes:
+    """A whole POST head of read_file_in_skill, padded with ``padding`` bytes of headers of 100 bytes or so."""
+    lines = ["POST /tools/read_file_in_skill HTTP/1.1", "Host: test", "Connection: close", "Content-Length: 2"]
+    lines += [f"X-Pad-{i}: " + "p" * 90 for i in range(padding // 100)]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def test_a_whole_head_over_16_kib_arriving_at_once_is_refused_with_400(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(_padded_head(MAX_HEAD_BYTES + 200) + b"{}")
+        answer = _read_all(sock)
+
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert _body_of(answer)["code"] == "head_too_large"
+
+
+def test_a_head_just_under_16_kib_is_served(skills: Path, tmp_path: Path) -> None:
+    body = json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8")
+    head = _padded_head(MAX_HEAD_BYTES - 600).replace(b"Content-Length: 2", f"Content-Length: {len(body)}".encode())
+    assert MAX_HEAD_BYTES - 1000 < len(head) <= MAX_HEAD_BYTES
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(head + body)
+        answer = _read_all(sock)
+
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    assert _body_of(answer)["content"] == "hello\n"
+
+
+def test_pipelined_requests_are_answered_in_order_on_one_connection(skills: Path, tmp_path: Path) -> None:
+    body = json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8")
+    keep = _head("POST", "/tools/read_file_in_skill", len(body)).replace(
+        b"Connection: close", b"Connection: keep-alive"
+    )
+    last = _head("POST", "/tools/nothing", 2)
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(keep + body + keep + body + last + b"{}")
+        answer = _read_all(sock)
+
+    assert re.findall(rb"HTTP/1\.1 (\d{3}) ", answer) == [b"200", b"200", b"404"]
+
+
+def test_a_header_line_that_never_ends_is_cut_off_even_behind_a_pipelined_request(skills: Path, tmp_path: Path) -> None:
+    """httptools holds a header line whole until it ends: the server must stop reading it soon after 16 KiB."""
+    body = json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8")
+    first = _head("POST", "/tools/read_file_in_skill", len(body)).replace(
+        b"Connection: close", b"Connection: keep-alive"
+    )
+    sent = 0
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(first + body + b"POST /tools/read_file_in_skill HTTP/1.1\r\nHost: test\r\nX-Long: ")
+        try:
+            while sent < 4 * 1024 * 1024:
+                sock.sendall(b"p" * 4096)
+                sent += 4096
+                time.sleep(0.001)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        answer = _read_all(sock)
+
+    assert sent < 1024 * 1024
+    assert answer.startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_body_still_trickling_after_an_early_answer_cannot_hold_the_connection(skills: Path, tmp_path: Path) -> None:
+    """The app answers 404 without reading the body; the rest of it, sent slowly, does not keep the connection."""
+    with _server(skills, tmp_path, "--head-timeout", "1.5") as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+            head = _head("POST", "/tools/nothing", 10_000).replace(b"Connection: close", b"Connection: keep-alive")
+            sock.sendall(head + b"{")
+            start = time.monotonic()
+            received = b""
+            try:
+                while time.monotonic() - start < HANG:
+                    sock.sendall(b" ")
+                    time.sleep(0.2)
+                    sock.settimeout(0.01)
+                    try:
+                        chunk = sock.recv(1 << 16)
+                    except TimeoutError:
+                        continue
+                    if not chunk:
+                        break
+                    received += chunk
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            held = time.monotonic() - start
+
+    assert received.startswith(b"HTTP/1.1 404 ")
+    assert held < 6
 
 
 def _slow_reader(port: int, file_path: str) -> socket.socket:
@@ -418,6 +512,81 @@ def test_the_budget_grants_in_order_and_gives_up_after_the_timeout() -> None:
         return [timed_out, granted, budget.free, await budget.acquire(5, 0), budget.free]
 
     assert asyncio.run(asyncio.wait_for(scenario(), HANG)) == [True, True, 5, True, 0]
+
+
+def _thread_name() -> str:
+    return threading.current_thread().name
+
+
+def test_calls_run_on_one_thread_while_it_keeps_up() -> None:
+    async def scenario() -> set[str]:
+        calls = Calls(8, patience=HANG)  # nothing waits that long: no second thread is woken
+        names = await asyncio.gather(*(calls.run(_thread_name) for _ in range(50)))
+        names += [await calls.run(_thread_name) for _ in range(5)]
+        return set(names)
+
+    names = asyncio.run(asyncio.wait_for(scenario(), HANG))
+
+    assert len(names) == 1
+    assert names.pop().startswith("toolproof-call-")
+
+
+def test_a_blocked_call_holds_the_next_back_no_longer_than_the_patience() -> None:
+    release = threading.Event()
+
+    async def scenario() -> tuple[str, bool, str]:
+        calls = Calls(2, patience=0.05)
+        blocked = calls.run(release.wait, HANG)
+        waited = await asyncio.wait_for(calls.run(_thread_name), HANG)
+        still_blocked = not blocked.done()
+        release.set()
+        await blocked
+        return waited, still_blocked, await calls.run(_thread_name)
+
+    try:
+        waited, still_blocked, later = asyncio.run(asyncio.wait_for(scenario(), HANG))
+    finally:
+        release.set()
+
+    assert still_blocked
+    assert waited.startswith("toolproof-call-") and later.startswith("toolproof-call-")
+
+
+def test_calls_never_run_on_more_threads_than_slots() -> None:
+    release = threading.Event()
+
+    async def scenario() -> tuple[bool, bool]:
+        calls = Calls(2, patience=0.01)
+        blocked = [calls.run(release.wait, HANG) for _ in range(2)]
+        third = calls.run(_thread_name)
+        await asyncio.sleep(0.3)  # many patience periods: a third thread would have taken it
+        waiting = not third.done()
+        release.set()
+        await asyncio.gather(*blocked, third)
+        return waiting, third.done()
+
+    try:
+        outcome = asyncio.run(asyncio.wait_for(scenario(), HANG))
+    finally:
+        release.set()
+
+    assert outcome == (True, True)  # it waited for a slot's thread, then ran
+
+
+def test_a_call_runs_in_a_copy_of_the_callers_context_and_its_exception_reaches_the_caller() -> None:
+    seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="unset")
+
+    def fail() -> None:
+        raise ValueError(seen.get())
+
+    async def scenario() -> tuple[str, str]:
+        calls = Calls(1)
+        seen.set("the caller's")
+        with pytest.raises(ValueError) as raised:
+            await calls.run(fail)
+        return await calls.run(seen.get), str(raised.value)
+
+    assert asyncio.run(asyncio.wait_for(scenario(), HANG)) == ("the caller's", "the caller's")
 
 
 # --- the server's settings -------------------------------------------------------------------------------------
