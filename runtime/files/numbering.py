@@ -14,6 +14,8 @@ whole 1 MiB file, ~3 ms against ~15 ms (``benchmarks/files.py``).
 
 from __future__ import annotations
 
+from toolproof.runtime.files.ends import nth_end
+
 __all__ = ["numbered"]
 
 
@@ -51,22 +53,8 @@ def numbered(data: bytes, count: int, first: int, separator: str, *, align: bool
         if not align or wider > last:
             pieces.append(field + text[begin:].replace(b"\n", b"\n" + field))
             break
-        end = _after_lines(text, begin, wider - number)
+        end = nth_end(text, begin, wider - number)
         pieces.append(field + text[begin : end - 1].replace(b"\n", b"\n" + field))
         begin, number = end, wider
     template = b"\n".join(pieces)
     return (template % tuple(range(first, last + 1))).decode("utf-8")
-
-
-def _after_lines(data: bytes, start: int, n: int) -> int:
-    """The offset just past the ``n``-th ``\\n`` at or after ``start`` (n >= 1, known to exist)."""
-    step = 4096
-    while True:
-        found = data.count(b"\n", start, start + step)
-        if found >= n:
-            break
-        n -= found
-        start += step
-    for _ in range(n):
-        start = data.index(b"\n", start) + 1
-    return start
