@@ -131,6 +131,30 @@ def serve() -> None:
     """Serve the project's tools to clients: MCP over stdio, or HTTP."""
 
 
+_LIMIT_OPTIONS: tuple[tuple[str, click.ParamType[Any], str], ...] = (
+    ("head_timeout", click.FloatRange(min=0.01), "Seconds for a request head."),
+    ("body_timeout", click.FloatRange(min=0.01), "Seconds for a body."),
+    ("send_timeout", click.FloatRange(min=0.01), "Seconds a client may leave a response unread before it is dropped."),
+    ("max_connections", click.IntRange(min=1), "Connections at once."),
+    ("max_calls", click.IntRange(min=1), "Tool calls at once."),
+    ("max_in_flight_bytes", click.IntRange(min=1), "Bytes of large responses being written at once."),
+    ("queue_timeout", click.FloatRange(min=0), "Seconds a request waits for a call slot or response bytes before 503."),
+)
+"""The ``HttpLimits`` fields a command line sets: the field, its type and its help; defaults are the fields' own."""
+
+
+def _limit_options() -> list[Callable[[F], F]]:
+    from toolproof.runtime.serve.limits import HttpLimits
+
+    defaults = HttpLimits()
+    return [
+        click.option(
+            "--" + name.replace("_", "-"), default=getattr(defaults, name), show_default=True, type=kind, help=text
+        )
+        for name, kind, text in _LIMIT_OPTIONS
+    ]
+
+
 def _http_options(fn: F) -> F:
     """The options of every HTTP server: address, the hardening limits, and who may call."""
     options = [
@@ -138,51 +162,7 @@ def _http_options(fn: F) -> F:
         click.option(
             "--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on."
         ),
-        click.option(
-            "--head-timeout",
-            default=10.0,
-            show_default=True,
-            type=click.FloatRange(min=0.01),
-            help="Seconds for a request head.",
-        ),
-        click.option(
-            "--body-timeout",
-            default=30.0,
-            show_default=True,
-            type=click.FloatRange(min=0.01),
-            help="Seconds for a body.",
-        ),
-        click.option(
-            "--send-timeout",
-            default=30.0,
-            show_default=True,
-            type=click.FloatRange(min=0.01),
-            help="Seconds a client may leave a response unread before it is dropped.",
-        ),
-        click.option(
-            "--max-connections",
-            default=1000,
-            show_default=True,
-            type=click.IntRange(min=1),
-            help="Connections at once.",
-        ),
-        click.option(
-            "--max-calls", default=4, show_default=True, type=click.IntRange(min=1), help="Tool calls at once."
-        ),
-        click.option(
-            "--max-in-flight-bytes",
-            default=64 << 20,
-            show_default=True,
-            type=click.IntRange(min=1),
-            help="Bytes of large responses being written at once.",
-        ),
-        click.option(
-            "--queue-timeout",
-            default=10.0,
-            show_default=True,
-            type=click.FloatRange(min=0),
-            help="Seconds a request waits for a call slot or response bytes before 503.",
-        ),
+        *_limit_options(),
         click.option(
             "--allow-host",
             "allow_hosts",
@@ -217,7 +197,8 @@ def _http_options(fn: F) -> F:
 def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> LimitedApp:
     """MCP at /mcp, the REST routes and /healthz as one app, within the limits and gates of ``options``."""
     from toolproof.runtime.serve.app import Security, ToolproofApp, load_tokens
-    from toolproof.runtime.serve.http import HttpApp, HttpLimits
+    from toolproof.runtime.serve.http import HttpApp
+    from toolproof.runtime.serve.limits import HttpLimits
     from toolproof.runtime.serve.mcp import McpServer
     from toolproof.runtime.serve.streamable import StreamableMcp
 
@@ -225,15 +206,7 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) 
         tokens = load_tokens(options["auth_tokens"])
     except (OSError, ValueError) as exc:
         raise click.UsageError(f"auth tokens: {exc}") from None
-    limits = HttpLimits(
-        head_timeout=options["head_timeout"],
-        body_timeout=options["body_timeout"],
-        send_timeout=options["send_timeout"],
-        max_connections=options["max_connections"],
-        max_calls=options["max_calls"],
-        max_in_flight_bytes=options["max_in_flight_bytes"],
-        queue_timeout=options["queue_timeout"],
-    )
+    limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
     rest = HttpApp(runtime, package=config.package, limits=limits)
