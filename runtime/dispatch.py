@@ -12,25 +12,21 @@ all is ``internal_error``; and a result larger than ``max_result_bytes`` is
 ``response_too_large``, so no host is handed more than it can send.
 
 A contract's ``timeout`` bounds how long a call waits for its handler. Such a
-handler runs in a small thread pool the ``Runtime`` owns (made on the first
-such call); past the timeout the call ends in ``timed_out``. A thread cannot be
-killed: the handler keeps running to completion in the background and its
-result is discarded. The pool bounds how many such handlers can pile up: when
-every worker is busy, a call with a timeout fails fast with ``timed_out``
-rather than queueing behind them. The workers are ordinary threads, so a
-process exits only once the handlers they run have returned. Calls of tools
-without a timeout run inline.
+handler runs on a small pool of threads the ``Runtime`` owns (``timeouts.py``);
+past the timeout the call ends in ``timed_out``. A thread cannot be killed: the
+handler keeps running in the background and its result is discarded. The pool
+bounds how many such handlers can pile up: when every worker is busy, a call
+with a timeout fails fast with ``timed_out`` rather than queueing behind them.
+The workers are daemon threads, so a handler that never returns cannot keep a
+process from exiting (a process waits ``timeouts.EXIT_GRACE`` seconds for them
+at exit). Calls of tools without a timeout run inline.
 """
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import re
-import threading
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -55,6 +51,7 @@ from toolproof.runtime.registry import BoundTool, bind
 from toolproof.runtime.result import ErrorInfo, ToolResult, json_bytes, json_size, json_value
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.template import Template
+from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
 
@@ -73,10 +70,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _PLAIN_KEY = re.compile("[a-zA-Z][a-zA-Z0-9_]*")
 _UNKNOWN = Template(STANDARD_ERRORS[UNKNOWN_TOOL].message)
 _DEFAULT_ERROR_RENDER = Template("ERROR: {message}")
-
-
-class _TimedOut(Exception):
-    """A handler did not finish within its contract's timeout, or no worker was free to run it."""
 
 
 class _BadArguments(Exception):
@@ -265,9 +258,7 @@ class Runtime:
         self.max_argument_bytes = max_argument_bytes
         self.max_result_bytes = max_result_bytes
         self.timeout_workers = timeout_workers
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(timeout_workers)
+        self._timeouts = TimeoutPool(timeout_workers)
         self.unavailable: dict[str, tuple[str, ...]] = {}
         """Tools left out because the host did not supply what they need: name → missing resources."""
         served: list[BoundTool] = []
@@ -370,8 +361,8 @@ class Runtime:
             if spec.timeout is None:
                 output = tool.handler(args, ctx)
             else:
-                output = self._bounded(tool.handler, args, ctx, spec.timeout)
-        except _TimedOut:
+                output = self._timeouts.run(tool.handler, args, ctx, timeout=spec.timeout)
+        except TimedOut:
             _log.warning("%s did not finish within %s s; it runs on in the background", printable(name), spec.timeout)
             return self._error(spec, TIMED_OUT, {"seconds": spec.timeout}, args), 0
         except ToolError as exc:
@@ -404,41 +395,6 @@ class Runtime:
             log_failure(_log, "rendering the result of %s failed", printable(name))
             return self._error(spec, INTERNAL_ERROR, {}, args), 0
         return ToolResult(name, output, None, text), size
-
-    def _bounded(self, handler: Callable[[Any, ToolContext], Any], args: Any, ctx: ToolContext, timeout: float) -> Any:
-        """What ``handler`` returns (or raises) when it finishes within ``timeout`` seconds, in a worker thread.
-
-        Raises:
-            _TimedOut: it did not finish in time, or every worker is busy.
-        """
-        if not self._slots.acquire(blocking=False):  # every worker busy: refuse rather than queue
-            _log.warning("no worker is free for a handler with a timeout (%d busy)", self.timeout_workers)
-            raise _TimedOut
-        try:
-            future = self._workers().submit(contextvars.copy_context().run, handler, args, ctx)
-        except BaseException:
-            self._slots.release()
-            raise
-        future.add_done_callback(self._release)
-        try:
-            return future.result(timeout=timeout)
-        except FutureTimeout:
-            raise _TimedOut from None
-
-    def _release(self, _future: Future[Any]) -> None:
-        self._slots.release()
-
-    def _workers(self) -> ThreadPoolExecutor:
-        """The pool of handlers with a timeout, made on first use.
-
-        Made lazily: a worker thread is started by the call that first needs it,
-        and inherits that thread's per-thread state (Linux capabilities, which a
-        conformance replay of a restricted example drops before it builds its runtime).
-        """
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.timeout_workers, thread_name_prefix="toolproof-timeout")
-            return self._pool
 
     def _sealed(self, spec: ToolSpec, result: ToolResult, output_size: int) -> ToolResult:
         """``result`` with lone surrogates in its texts made U+FFFD, or ``response_too_large`` past the cap."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,6 +15,7 @@ from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import STANDARD_ERRORS, TIMED_OUT, ToolError
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.spec import ToolSpec
+from toolproof.runtime.timeouts import EXIT_GRACE
 
 HANG_BOUND = 10.0
 """Seconds a call that must time out may take at most: a bound on hanging, not a speed target."""
@@ -150,6 +153,55 @@ def test_a_worker_is_free_again_once_its_timed_out_handler_finishes() -> None:
         result = runtime.call("nap", {"seconds": 0})
 
     assert result.error is None
+
+
+_EXITING = """
+import sys, time
+from pathlib import Path
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.registry import BoundTool
+from tests.runtime.test_timeouts import _spec
+
+def handler(args, ctx):
+    time.sleep(args["seconds"])
+    Path(sys.argv[1]).write_text("finished")
+    return {"slept": args["seconds"]}
+
+runtime = Runtime(tools=[BoundTool.build(_spec(0.1), handler)])
+print(runtime.call("nap", {"seconds": float(sys.argv[2])}).error.code, flush=True)
+"""
+
+
+def _exit_after_a_timed_out_call(tmp_path: Path, seconds: float) -> tuple[subprocess.CompletedProcess[str], float]:
+    root = Path(__file__).resolve().parents[2]
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXITING, str(tmp_path / "mark"), str(seconds)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=HANG_BOUND + EXIT_GRACE,
+    )
+    return done, time.monotonic() - started
+
+
+def test_a_handler_that_never_returns_does_not_keep_the_process_from_exiting(tmp_path: Path) -> None:
+    done, elapsed = _exit_after_a_timed_out_call(tmp_path, 600)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "timed_out\n"
+    assert "exiting with 1 handler(s) still running past their timeout" in done.stderr
+    assert elapsed < HANG_BOUND
+    assert not (tmp_path / "mark").exists()
+
+
+def test_a_handler_finishing_soon_after_its_timeout_is_let_finish_at_exit(tmp_path: Path) -> None:
+    done, _ = _exit_after_a_timed_out_call(tmp_path, 0.5)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "timed_out\n"
+    assert (tmp_path / "mark").read_text() == "finished"
+    assert "still running" not in done.stderr
 
 
 def _contract(folder: Path, timeout: str) -> None:
