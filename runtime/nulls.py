@@ -1,32 +1,46 @@
 """Read ``null`` as "absent" where a provider's strict mode forced it.
 
 OpenAI strict mode makes every property required and turns the optional ones
-into ``[T, "null"]``, so a model sends ``"offset": null`` for "no offset". For
-an optional property whose contract schema does not accept null, the runtime
-drops such a key before validation, at any depth of nested objects, so the
+into ``[T, "null"]``, at every object of the schema: nested properties, array
+items, ``$defs`` reached by ``$ref``, and each branch of ``anyOf``/``oneOf``/
+``allOf``. So a model sends ``"offset": null`` for "no offset". For an optional
+property whose contract schema does not accept null, the runtime drops such a
+key before validation, wherever the exported schema made it nullable, so the
 handler sees exactly what the contract describes.
+
+Where branches name the same property, it is dropped only when no branch
+accepts null for it. Local references (``#``, ``#/json/pointer``, ``#anchor``)
+are followed, recursive ones included; other references are not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["NullPlan", "drop_absent_nulls", "plan_for"]
 
+_BRANCHES = ("anyOf", "oneOf", "allOf")
 
-@dataclass(frozen=True, slots=True)
+
 class NullPlan:
-    """Which keys of an object may be dropped when null, and plans for nested objects."""
+    """Which keys of an object may be dropped when null, and the plans for what lies inside it."""
 
-    droppable: frozenset[str]
-    nested: Mapping[str, NullPlan]
+    __slots__ = ("droppable", "items", "prefix", "properties")
+
+    def __init__(self) -> None:
+        self.droppable: frozenset[str] = frozenset()
+        self.properties: dict[str, NullPlan] = {}
+        self.items: NullPlan | None = None
+        self.prefix: tuple[NullPlan | None, ...] = ()
+
+    def _children(self) -> list[NullPlan]:
+        return [*self.properties.values(), *(p for p in (self.items, *self.prefix) if p is not None)]
 
 
 def _accepts_null(schema: Any) -> bool:
     if not isinstance(schema, Mapping) or not schema:
-        return True
+        return schema is not False
     kind = schema.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
@@ -40,35 +54,172 @@ def _accepts_null(schema: Any) -> bool:
     return kind is None and not any(k in schema for k in ("enum", "const", "anyOf", "oneOf", "$ref", "properties"))
 
 
+class _Planner:
+    """Builds plans over a whole schema: ``$ref`` resolved against its root, each set of facets planned once."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.plans: dict[tuple[int, ...], NullPlan] = {}
+        self.keep: list[Any] = []  # the facets whose ids key ``plans``, kept alive while planning
+
+    def resolve(self, ref: Any) -> Any:
+        """The schema a local ``$ref`` names, or None."""
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        fragment = ref[1:]
+        if "%" in fragment:
+            from urllib.parse import unquote  # rare: a percent-escaped reference; not imported at start-up
+
+            fragment = unquote(fragment)
+        if not fragment:
+            return self.root
+        if not fragment.startswith("/"):
+            return self._anchor(self.root, fragment, 0)
+        node = self.root
+        for token in fragment[1:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return None
+        return node
+
+    def _anchor(self, node: Any, name: str, depth: int) -> Any:
+        if depth > 64:
+            return None
+        if isinstance(node, Mapping):
+            if node.get("$anchor") == name:
+                return node
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            return None
+        for child in children:
+            found = self._anchor(child, name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def facets(self, schemas: list[Any]) -> list[Mapping[str, Any]]:
+        """The object schemas a value may have to meet: each schema, its ``$ref`` and its branches, flattened."""
+        out: list[Mapping[str, Any]] = []
+        seen: set[int] = set()
+        todo = list(schemas)
+        while todo:
+            schema = todo.pop()
+            if not isinstance(schema, Mapping) or id(schema) in seen:
+                continue
+            seen.add(id(schema))
+            out.append(schema)
+            if "$ref" in schema:
+                todo.append(self.resolve(schema["$ref"]))
+            for key in _BRANCHES:
+                if isinstance(schema.get(key), list):
+                    todo.extend(schema[key])
+        return out
+
+    def plan(self, schemas: list[Any]) -> NullPlan:
+        facets = self.facets(schemas)
+        key = tuple(sorted(id(facet) for facet in facets))
+        if key in self.plans:  # done, or being built higher up a recursive schema
+            return self.plans[key]
+        plan = self.plans[key] = NullPlan()
+        self.keep.append(facets)
+        declared: dict[str, list[Any]] = {}
+        optional: set[str] = set()
+        items: list[Any] = []
+        prefix: list[list[Any]] = []
+        for facet in facets:
+            props = facet.get("properties")
+            if isinstance(props, Mapping):
+                required = facet.get("required", ())
+                for name, sub in props.items():
+                    declared.setdefault(name, []).append(sub)
+                    if name not in required:
+                        optional.add(name)
+            if "items" in facet:
+                items.append(facet["items"])
+            if isinstance(facet.get("prefixItems"), list):
+                for index, sub in enumerate(facet["prefixItems"]):
+                    if index == len(prefix):
+                        prefix.append([])
+                    prefix[index].append(sub)
+        plan.droppable = frozenset(
+            name
+            for name in optional
+            if not any(_accepts_null(sub) for sub in [*declared[name], *self.facets(declared[name])])
+        )
+        plan.properties = {name: self.plan(subs) for name, subs in declared.items()}
+        plan.items = self.plan(items) if items else None
+        plan.prefix = tuple(self.plan(subs) for subs in prefix)
+        return plan
+
+
+def _prune(top: NullPlan) -> NullPlan | None:
+    """``top`` with every plan that can reach no droppable key cut off; None when nothing is left."""
+    nodes: list[NullPlan] = []
+    seen: set[int] = set()
+    todo = [top]
+    while todo:
+        node = todo.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+            todo.extend(node._children())
+    useful = {id(node) for node in nodes if node.droppable}
+    grew = True
+    while grew:
+        grew = False
+        for node in nodes:
+            if id(node) not in useful and any(id(child) in useful for child in node._children()):
+                useful.add(id(node))
+                grew = True
+    for node in nodes:
+        node.properties = {name: sub for name, sub in node.properties.items() if id(sub) in useful}
+        node.items = node.items if node.items is not None and id(node.items) in useful else None
+        prefix = tuple(sub if sub is not None and id(sub) in useful else None for sub in node.prefix)
+        node.prefix = prefix if any(sub is not None for sub in prefix) else ()
+    return top if id(top) in useful else None
+
+
 def plan_for(schema: Any) -> NullPlan | None:
-    """The plan for an object schema, or None when no null could ever be dropped."""
-    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+    """The plan for an input schema, or None when no null could ever be dropped from a value it describes."""
+    if not isinstance(schema, Mapping):
         return None
-    required = set(schema.get("required", ()))
-    props: Mapping[str, Any] = schema["properties"]
-    droppable = frozenset(name for name, sub in props.items() if name not in required and not _accepts_null(sub))
-    nested = {name: plan for name, sub in props.items() if (plan := plan_for(sub)) is not None}
-    if not droppable and not nested:
-        return None
-    return NullPlan(droppable, nested)
+    return _prune(_Planner(schema).plan([schema]))
 
 
 def drop_absent_nulls(plan: NullPlan, value: Any) -> Any:
     """``value`` without the null keys ``plan`` allows to drop (a copy only when something changes)."""
-    if not isinstance(value, dict):
-        return value
-    changed: dict[str, Any] | None = None
-    for name in plan.droppable:
-        if name in value and value[name] is None:
-            if changed is None:
-                changed = dict(value)
-            del changed[name]
-    for name, sub in plan.nested.items():
-        inner = value.get(name)
-        if isinstance(inner, dict):
-            fixed = drop_absent_nulls(sub, inner)
-            if fixed is not inner:
+    if isinstance(value, dict):
+        changed: dict[str, Any] | None = None
+        for name in plan.droppable:
+            if name in value and value[name] is None:
                 if changed is None:
                     changed = dict(value)
-                changed[name] = fixed
-    return value if changed is None else changed
+                del changed[name]
+        for name, sub in plan.properties.items():
+            inner = value.get(name)
+            if isinstance(inner, (dict, list)):
+                fixed = drop_absent_nulls(sub, inner)
+                if fixed is not inner:
+                    if changed is None:
+                        changed = dict(value)
+                    changed[name] = fixed
+        return value if changed is None else changed
+    if isinstance(value, list):
+        out: list[Any] | None = None
+        for index, item in enumerate(value):
+            inside = plan.prefix[index] if index < len(plan.prefix) else plan.items
+            if inside is None or not isinstance(item, (dict, list)):
+                continue
+            fixed = drop_absent_nulls(inside, item)
+            if fixed is not item:
+                if out is None:
+                    out = list(value)
+                out[index] = fixed
+        return value if out is None else out
+    return value

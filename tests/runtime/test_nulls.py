@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
+import pytest
+
+from toolproof.generator.transforms import openai_strict_schema
 from toolproof.runtime.nulls import drop_absent_nulls, plan_for
 
 SCHEMA: dict[str, Any] = {
@@ -51,3 +55,125 @@ def test_nothing_is_copied_when_nothing_changes() -> None:
 def test_schemas_without_droppable_fields_have_no_plan() -> None:
     assert plan_for({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}) is None
     assert plan_for({"type": "string"}) is None
+
+
+def _dropped(schema: dict[str, Any], value: Any) -> Any:
+    plan = plan_for(schema)
+    assert plan is not None
+    return drop_absent_nulls(plan, value)
+
+
+_ITEM: dict[str, Any] = {
+    "type": "object",
+    "properties": {"k": {"type": "string"}, "n": {"type": ["integer", "null"]}},
+    "additionalProperties": False,
+}
+
+
+def test_nulls_are_dropped_inside_array_items_and_prefix_items() -> None:
+    schema = {"type": "object", "properties": {"arr": {"type": "array", "items": _ITEM}}}
+    tuple_schema = {
+        "type": "object",
+        "properties": {"pair": {"type": "array", "prefixItems": [{"type": "string"}, _ITEM]}},
+    }
+
+    assert _dropped(schema, {"arr": [{"k": None, "n": None}, {"k": "a"}]}) == {"arr": [{"n": None}, {"k": "a"}]}
+    assert _dropped(tuple_schema, {"pair": ["x", {"k": None}]}) == {"pair": ["x", {}]}
+
+
+def test_nulls_are_dropped_behind_local_references_recursive_ones_included() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"cfg": {"$ref": "#/$defs/cfg"}, "tree": {"$ref": "#node"}},
+        "$defs": {
+            "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            "node": {
+                "$anchor": "node",
+                "type": "object",
+                "properties": {"label": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#node"}}},
+            },
+        },
+    }
+    value = {"cfg": {"n": None}, "tree": {"label": None, "children": [{"label": "b", "children": [{"label": None}]}]}}
+
+    assert _dropped(schema, value) == {"cfg": {}, "tree": {"children": [{"label": "b", "children": [{}]}]}}
+
+
+def test_a_property_branches_name_is_dropped_only_when_no_branch_accepts_null() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "shape": {
+                "anyOf": [
+                    {"type": "object", "properties": {"r": {"type": "number"}, "tag": {"type": "string"}}},
+                    {"type": "object", "properties": {"w": {"type": "number"}, "tag": {"type": ["string", "null"]}}},
+                ]
+            }
+        },
+    }
+
+    assert _dropped(schema, {"shape": {"r": None, "w": None, "tag": None}}) == {"shape": {"tag": None}}
+
+
+def test_a_property_whose_schema_is_true_keeps_its_null() -> None:
+    schema = {"type": "object", "properties": {"any": True, "s": {"type": "string"}}}
+
+    assert _dropped(schema, {"any": None, "s": None}) == {"any": None}
+
+
+def test_a_schema_with_only_nullable_or_required_fields_anywhere_has_no_plan() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"arr": {"type": "array", "items": {"$ref": "#/$defs/x"}}},
+        "required": ["arr"],
+        "$defs": {"x": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}},
+    }
+
+    assert plan_for(schema) is None
+
+
+_STRICT_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    (
+        {"type": "object", "properties": {"arr": {"type": "array", "items": _ITEM}}, "additionalProperties": False},
+        {"arr": [{"k": None, "n": None}]},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {"cfg": {"$ref": "#/$defs/cfg"}},
+            "required": ["cfg"],
+            "additionalProperties": False,
+            "$defs": {
+                "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
+            },
+        },
+        {"cfg": {"n": None}},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {
+                "shape": {
+                    "anyOf": [
+                        {"type": "object", "properties": {"r": {"type": "number"}}, "additionalProperties": False},
+                        {"type": "string"},
+                    ]
+                }
+            },
+            "additionalProperties": False,
+        },
+        {"shape": {"r": None}},
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "sent"), _STRICT_CASES)
+def test_what_openai_strict_mode_lets_a_model_send_is_valid_once_its_nulls_are_read_as_absent(
+    schema: dict[str, Any], sent: dict[str, Any]
+) -> None:
+    strict = openai_strict_schema(schema, "t")
+    assert strict.strict, strict.why_not_strict
+    jsonschema.Draft202012Validator(strict.schema).validate(sent)
+    assert not jsonschema.Draft202012Validator(schema).is_valid(sent)
+
+    jsonschema.Draft202012Validator(schema).validate(_dropped(schema, sent))
