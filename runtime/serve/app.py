@@ -48,14 +48,43 @@ HEALTH: Final = "/healthz"
 TOKENS_ENV: Final = "TOOLPROOF_AUTH_TOKENS"
 _LOOPBACK: Final = ("localhost", "127.0.0.1", "[::1]")
 _LOGGED_CHARS: Final = 120
+_SINGLE: Final = frozenset({b"host", b"origin", b"authorization"})
+"""Headers the gates read, which a request may carry once only."""
 
 
-def _host_name(value: str) -> str:
-    """The host of a ``Host`` header value (``[::1]:8000`` → ``[::1]``), lowercased."""
+def _host_name(value: str) -> str | None:
+    """The host of a ``Host`` header value (``[::1]:8000`` → ``[::1]``), lowercased.
+
+    None when the value is malformed: a port that is not a number, or anything after an IPv6 address but one.
+    """
     value = value.strip().lower()
     if value.startswith("["):
-        return value[: value.find("]") + 1] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        end = value.find("]") + 1
+        host, rest = (value[:end], value[end:]) if end else (value, "")
+    elif value.count(":") == 1:
+        host, colon, port = value.partition(":")
+        rest = colon + port
+    else:
+        host, rest = value, ""
+    if rest and not (rest[0] == ":" and rest[1:].isascii() and rest[1:].isdigit() and len(rest) <= 6):
+        return None
+    return host
+
+
+def _repeated(scope: Scope) -> str | None:
+    """The first of Host, Origin and Authorization the request carries more than once, or None.
+
+    A gate reads one value; a repeated header would let it read another value than
+    the next hop does, so such a request is refused (RFC 9110 §5.3, RFC 9112 §3.2 for Host).
+    """
+    seen: set[bytes] = set()
+    for key, _ in scope.get("headers", ()):
+        name = bytes(key).lower()
+        if name in _SINGLE:
+            if name in seen:
+                return name.decode()
+            seen.add(name)
+    return None
 
 
 def _bracketed(host: str) -> str:
@@ -95,8 +124,8 @@ class Security:
         if origin in self.origins:
             return True
         parts = urlsplit(origin)
-        hostname = parts.netloc.rsplit(":", 1)[0] if not parts.netloc.startswith("[") else _host_name(parts.netloc)
-        return parts.scheme in ("http", "https") and hostname in _LOOPBACK
+        plain = not (parts.path or parts.query or parts.fragment or "@" in parts.netloc)
+        return plain and parts.scheme in ("http", "https") and _host_name(parts.netloc) in _LOOPBACK
 
     def token_allowed(self, authorization: str | None) -> bool:
         """Whether an ``Authorization`` header carries an accepted bearer token (always, when none is set).
@@ -172,18 +201,22 @@ class ToolproofApp:
 
     def _refusal(self, scope: Scope) -> tuple[int, dict[str, str], list[tuple[bytes, bytes]]] | None:
         """Why the gates refuse this request, as (status, body, extra headers); None when it may pass."""
+        repeated = _repeated(scope)
+        if repeated is not None:
+            _log.warning("refused a request carrying more than one %s header", repeated)
+            return 400, {"code": "bad_request", "message": f"the request carries more than one {repeated} header"}, []
         host = header(scope, "host")
         if not self.security.host_allowed(host):
-            _log.info("refused a request for host %s", _shown(host))
+            _log.warning("refused a request for host %s", _shown(host))
             return 421, {"code": "misdirected_request", "message": "this server does not answer for that host"}, []
         origin = header(scope, "origin")
         if not self.security.origin_allowed(origin):
-            _log.info("refused a request from origin %s", _shown(origin))
+            _log.warning("refused a request from origin %s", _shown(origin))
             return 403, {"code": "forbidden", "message": "requests from this origin are not allowed"}, []
         authorization = header(scope, "authorization")
         if not self.security.token_allowed(authorization):
             wrong = authorization is not None
-            _log.info("refused a request with %s bearer token", "a wrong" if wrong else "no")
+            _log.warning("refused a request with %s bearer token", "a wrong" if wrong else "no")
             challenge = 'Bearer realm="toolproof"' + (', error="invalid_token"' if wrong else "")
             payload = {"code": "unauthorized", "message": "a valid bearer token is required"}
             return 401, payload, [(b"www-authenticate", challenge.encode())]

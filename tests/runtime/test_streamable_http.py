@@ -264,6 +264,8 @@ def test_requests_without_a_token_or_with_a_wrong_one_get_401_and_the_right_one_
     guarded.process.terminate()
     stderr = guarded.process.communicate(timeout=10)[1].decode("utf-8", "replace")
     assert "not-the-token-at-all-no" not in stderr and TOKEN not in stderr
+    assert "refused a request with a wrong bearer token" in stderr
+    assert "refused a request with no bearer token" in stderr
 
 
 def test_a_foreign_origin_gets_403_and_a_foreign_host_421_but_loopback_passes(server: Server) -> None:
@@ -278,6 +280,52 @@ def test_a_foreign_origin_gets_403_and_a_foreign_host_421_but_loopback_passes(se
 
     assert origin[0] == 403 and host[0] == 421 and rest[0] == 421
     assert local[0] == 200 and json.loads(local[2])["result"]["resultType"] == "complete"
+
+
+def _raw_status(port: int, head_lines: list[str]) -> int:
+    """The status of one request sent as these raw head lines (each header as written, repeats included)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            ("\r\n".join(["GET /openapi.json HTTP/1.1", *head_lines, "Connection: close"]) + "\r\n\r\n").encode()
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1])
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        ["Host: 127.0.0.1", "Host: evil.example.com"],
+        ["Host: evil.example.com", "Host: 127.0.0.1"],
+        ["Host: 127.0.0.1", "Origin: http://127.0.0.1", "Origin: http://evil.example.com"],
+        ["Host: 127.0.0.1", "Authorization: Bearer a", "authorization: Bearer b"],
+    ],
+)
+def test_a_gated_header_sent_twice_is_refused_with_400(server: Server, head: list[str]) -> None:
+    assert _raw_status(server.port, head) == 400
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        ["Host: 127.0.0.1:evil"],
+        ["Host: [::1]evil"],
+        ["Host: 127.0.0.1", "Origin: http://127.0.0.1:evil"],
+        ["Host: 127.0.0.1", "Origin: http://evil@127.0.0.1"],
+        ["Host: 127.0.0.1", "Origin: http://127.0.0.1/path"],
+    ],
+)
+def test_a_malformed_host_or_origin_is_not_read_as_loopback(server: Server, head: list[str]) -> None:
+    assert _raw_status(server.port, head) in (403, 421)
+
+
+def test_loopback_hosts_with_and_without_a_port_pass_the_gates(server: Server) -> None:
+    port = server.port
+    assert _raw_status(port, ["Host: 127.0.0.1"]) == 200
+    assert _raw_status(port, [f"Host: localhost:{port}", f"Origin: http://localhost:{port}"]) == 200
+    assert _raw_status(port, [f"Host: [::1]:{port}", "Origin: http://[::1]"]) == 200
 
 
 def test_the_rest_routes_are_served_by_the_same_app(server: Server) -> None:
