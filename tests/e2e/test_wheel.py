@@ -1,9 +1,10 @@
 """toolproof as a new user meets it: its wheel, in a fresh virtual environment, with no network.
 
-The wheel is built from a copy of this repository and installed with pytest
-into a fresh venv (no system site-packages) from the wheelhouse `make`
-downloads when it sets up the dev environment (``$(VENV)/wheelhouse``), with
-every package index switched off. From then on every command is the fresh
+The wheel is built from a copy of this repository and installed alone, as
+``pip install toolproof`` would (pytest comes as its dependency), into a fresh
+venv (no system site-packages) from the wheelhouse `make` downloads when it
+sets up the dev environment (``$(VENV)/wheelhouse``), with every package index
+switched off. From then on every command is the fresh
 venv's own: its ``toolproof`` console script and its ``python -m pytest``, run
 in temporary folders outside this repository, with no PYTHONPATH and none of
 the dev venv on PATH. Only the official MCP client runs here, in the test
@@ -209,7 +210,7 @@ def _text(result: CallToolResult) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Venv:
-    """The fresh virtual environment with toolproof and pytest installed from the wheel and the wheelhouse."""
+    """The fresh virtual environment with toolproof installed from the wheel and the wheelhouse, nothing else."""
 
     root: Path
 
@@ -274,12 +275,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory, wheel: Path, wheelhouse: Path) -> Venv:
-    """A fresh venv with toolproof's wheel and pytest installed from the wheelhouse alone."""
+    """A fresh venv with toolproof's wheel installed from the wheelhouse alone, as `pip install toolproof` would."""
     base = tmp_path_factory.mktemp("fresh")
     venv = Venv(base / "venv")
     _run([sys.executable, "-m", "venv", str(venv.root)], base, _user_env())
     install = ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", str(wheelhouse)]
-    venv.python(*install, str(wheel), "pytest", cwd=base)
+    venv.python(*install, str(wheel), cwd=base)
     return venv
 
 
