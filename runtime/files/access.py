@@ -21,6 +21,13 @@ refused (``hardlinks="deny"``): its other names may lie outside the root, and no
 path check can see them. The check is on the opened descriptor. Sizes come from
 the opened descriptor, and reads stop at the cap even when the size lies
 (``/proc``).
+
+A root is opened by its path on every call, so a root folder replaced, moved
+or removed is seen at once. Only its real path is remembered: resolving it
+(``os.path.realpath``, an ``lstat`` a component, about 18 us) cost more than
+the rest of opening a small file beneath it, so ``Directory.open`` keeps each
+folder's real path with the device and inode it named, and reuses it while the
+path still opens that very directory. No descriptor is held between calls.
 """
 
 from __future__ import annotations
@@ -89,6 +96,14 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
+_ROOT_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+"""A root is a folder the host trusts: symbolic links on its path are followed."""
+_MAX_KNOWN_ROOTS: Final = 256
+_known_roots: dict[str, tuple[int, int, str]] = {}
+"""Each folder ``Directory.open`` opened: its path as given -> (st_dev, st_ino, real path) of what it named.
+
+Read and written without a lock: an entry is replaced whole, and a lost race only resolves a path once more.
+"""
 
 
 class FileAccessError(ToolproofError):
@@ -144,10 +159,11 @@ def split_user_path(user_path: str) -> tuple[bool, list[str]]:
         raise FileAccessError("invalid_path", user_path, f"the path is longer than {MAX_PATH_CHARS} characters")
     if user_path.startswith("~"):
         raise FileAccessError("outside_root", user_path, "'~' is not expanded; give a path inside the allowed folder")
-    if _SCHEME.match(user_path):
+    has_colon = ":" in user_path  # both patterns need one: most paths skip them
+    if has_colon and _SCHEME.match(user_path):
         raise FileAccessError("outside_root", user_path, "URLs are not file paths")
     path = user_path.replace("\\", "/")
-    if _DRIVE.match(path) or path.startswith("//"):
+    if (has_colon and _DRIVE.match(path)) or path.startswith("//"):
         raise FileAccessError(
             "outside_root", user_path, "drive letters and network paths are outside the allowed folder"
         )
@@ -204,11 +220,14 @@ class OpenFile:
         want = min(self.stat.st_size, cap) + 1
         try:
             while total <= cap:
-                chunk = os.read(self.fd, max(want - total, 1 << 16))
+                asked = max(want - total, 1 << 16)
+                chunk = os.read(self.fd, asked)
                 if not chunk:
                     break
                 chunks.append(chunk)
                 total += len(chunk)
+                if len(chunk) < asked and total == self.stat.st_size:
+                    break  # a short read of a regular file ends at its end: no read just to see nothing
         except OSError as exc:
             raise FileAccessError("io_error", self.relpath, exc.strerror or "read failed") from None
         if total > cap:
@@ -245,20 +264,67 @@ class Directory:
 
     @classmethod
     def open(cls, path: str | Path) -> Directory:
-        """Open a folder the host trusts (symbolic links in it are followed).
+        """Open a folder the host trusts (symbolic links in it are followed), as it is now.
+
+        The path is opened on every call. Its real path is resolved the first
+        time, and again whenever the path opens another directory than it did
+        (another device or inode: the folder was replaced), or, for a path that
+        is not its own real path, whenever the real path no longer names the
+        directory opened (it was moved).
 
         Raises:
-            FileAccessError: ``not_found`` or ``not_directory``.
+            FileAccessError: ``not_found``, ``not_directory`` or ``permission_denied``.
         """
-        real = os.path.realpath(path)
+        name = os.fspath(path)
+        known = _known_roots.get(name)
+        if known is not None:
+            directory = cls._reopen(name, known)
+            if directory is not None:
+                return directory
+        real = os.path.realpath(name)
         try:
-            fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fd = os.open(real, _ROOT_FLAGS)
         except FileNotFoundError:
-            raise FileAccessError("not_found", str(path), "the folder does not exist") from None
+            raise FileAccessError("not_found", name, "the folder does not exist") from None
         except NotADirectoryError:
-            raise FileAccessError("not_directory", str(path), "not a folder") from None
+            raise FileAccessError("not_directory", name, "not a folder") from None
         except PermissionError:
-            raise FileAccessError("permission_denied", str(path), "permission denied") from None
+            raise FileAccessError("permission_denied", name, "permission denied") from None
+        try:
+            st = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if len(_known_roots) >= _MAX_KNOWN_ROOTS:
+            _known_roots.clear()  # a host opens a handful of roots; only a long test run comes here
+        _known_roots[name] = (st.st_dev, st.st_ino, real)
+        return cls(fd, real)
+
+    @classmethod
+    def _reopen(cls, name: str, known: tuple[int, int, str]) -> Directory | None:
+        """``name`` opened, with its known real path, when it still opens that directory; else None.
+
+        None also when it cannot be opened: resolving it again says why, as the first open did.
+        """
+        dev, ino, real = known
+        try:
+            fd = os.open(name, _ROOT_FLAGS)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            same = st.st_dev == dev and st.st_ino == ino
+            if same and real != name:  # the real path must still lead there too
+                at_real = os.stat(real)
+                same = at_real.st_dev == dev and at_real.st_ino == ino
+        except OSError:
+            same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if not same:
+            os.close(fd)
+            return None
         return cls(fd, real)
 
     def close(self) -> None:
@@ -293,6 +359,7 @@ class Directory:
             FileAccessError: whatever stops the path from naming a readable regular file here.
         """
         fd, names, st = self._walk(user_path, want_dir=False, symlinks=symlinks, absolute=absolute)
+        assert st is not None  # a file's walk ends in fstat
         if hardlinks == "deny" and st.st_nlink > 1:
             os.close(fd)
             detail = f"the file has {st.st_nlink} names (hard links), and files with more than one are not read here"
@@ -310,7 +377,8 @@ class Directory:
 
     def _walk(
         self, user_path: str, *, want_dir: bool, symlinks: SymlinkPolicy, absolute: bool
-    ) -> tuple[int, list[str], os.stat_result]:
+    ) -> tuple[int, list[str], os.stat_result | None]:
+        """(descriptor, names walked, stat): the stat of a file, None for a directory (``O_DIRECTORY`` said so)."""
         is_abs, parts = split_user_path(user_path)
         if is_abs:
             below = _relative_to_root(parts, self._root_parts) if absolute else None
@@ -362,16 +430,19 @@ class Directory:
                 trail.push(name, fd)
             # The path named the root itself, or ended in "..".
             if want_dir:
-                here = trail.here()
-                return os.dup(here), list(trail.names), os.fstat(here)
+                return os.dup(trail.here()), list(trail.names), None
             raise FileAccessError.not_regular(user_path, "directory")
         finally:
             trail.close()
 
     @staticmethod
-    def _finish(fd: int, names: list[str], user_path: str, want_dir: bool) -> tuple[int, list[str], os.stat_result]:
+    def _finish(
+        fd: int, names: list[str], user_path: str, want_dir: bool
+    ) -> tuple[int, list[str], os.stat_result | None]:
+        if want_dir:
+            return fd, names, None
         st = os.fstat(fd)
-        if want_dir or stat.S_ISREG(st.st_mode):
+        if stat.S_ISREG(st.st_mode):
             return fd, names, st
         os.close(fd)
         raise FileAccessError.not_regular(user_path, _kind(st.st_mode))

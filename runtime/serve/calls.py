@@ -24,23 +24,31 @@ class Budget:
     def __init__(self, total: int) -> None:
         self.total = total
         self.free = total
-        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
+        self._waiters: deque[tuple[int, asyncio.Future[bool]]] = deque()
+        """Who waits, first come first: each future comes true when granted, false when its wait timed out."""
 
     async def acquire(self, units: int, timeout: float) -> bool:
-        """Take ``units`` (at most ``total``), waiting at most ``timeout`` seconds; False when they did not come."""
+        """Take ``units`` (at most ``total``), waiting at most ``timeout`` seconds; False when they did not come.
+
+        A waiter awaits its own future, which ``_grant`` or a timer settles: every
+        request waits here when the slots are taken, and ``asyncio.wait`` took twice as long.
+        """
         if not self._waiters and units <= self.free:
             self.free -= units
             return True
-        granted = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        granted: asyncio.Future[bool] = loop.create_future()
         self._waiters.append((units, granted))
+        timer = loop.call_later(timeout, _time_out, granted)
         try:
-            await asyncio.wait([granted], timeout=timeout)
+            if await granted:
+                return True
         except BaseException:
             self._withdraw(units, granted)
             raise
-        if granted.done():
-            return True
-        self._withdraw(units, granted)
+        finally:
+            timer.cancel()
+        self._grant()  # it may have held smaller waiters back
         return False
 
     def release(self, units: int) -> None:
@@ -48,8 +56,8 @@ class Budget:
         self.free += units
         self._grant()
 
-    def _withdraw(self, units: int, granted: asyncio.Future[None]) -> None:
-        if granted.done() and not granted.cancelled():
+    def _withdraw(self, units: int, granted: asyncio.Future[bool]) -> None:
+        if granted.done() and not granted.cancelled() and granted.result():
             self.release(units)  # granted as the wait ended
         else:
             granted.cancel()
@@ -62,7 +70,7 @@ class Budget:
                 self._waiters.popleft()
             elif units <= self.free:
                 self.free -= units
-                granted.set_result(None)
+                granted.set_result(True)
                 self._waiters.popleft()
             else:
                 return
@@ -267,6 +275,11 @@ class Calls(Budget):
         elif len(self._slow) < _MAX_SLOW_KINDS:
             self._slow.add(job.kind)
         return outcome
+
+
+def _time_out(granted: asyncio.Future[bool]) -> None:
+    if not granted.done():
+        granted.set_result(False)
 
 
 def _settle(future: asyncio.Future[Any], outcome: tuple[Any, BaseException | None]) -> None:

@@ -72,6 +72,8 @@ The key file's random bytes may hold NUL, which no environment variable can
 carry, so the supervisor passes them as hex; a worker signs with the very bytes
 of the key file, and its tokens are those of a single-process host.
 """
+_MAX_TOKENS: Final = 1024
+"""The most tokens a gate remembers, by session and document digest (a token is a function of those and the key)."""
 
 
 class GateSecretError(ToolproofError, ValueError):
@@ -227,6 +229,22 @@ def _make_key(key: Path) -> bytes:
         return fresh
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The whole file at ``path``, as ``Path.read_bytes`` reads it, without building a file object (9 us, not 14).
+
+    Raises:
+        OSError: it cannot be opened or read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 class SkillGate:
     """Issues and checks the tokens of one gated tool."""
 
@@ -236,6 +254,9 @@ class SkillGate:
         self._path = resolve_builtin(spec.document, folder)
         self._text = ""
         self._digest = b""
+        self._tokens: dict[tuple[str, bytes], str] = {}
+        """Tokens made under the current secret: an HMAC a call, repeated for every call of a session, cost more
+        than reading the document. Read and written without the lock: an entry is a pure function of its key."""
         self._lock = threading.Lock()  # HTTP hosts check tokens on several threads
 
     @property
@@ -246,6 +267,7 @@ class SkillGate:
     def set_secret(self, secret: bytes) -> None:
         """Set the key tokens are made with (once, before the first check)."""
         self._secret = secret
+        self._tokens = {}
 
     def document(self) -> str:
         """The SKILL.md's current text."""
@@ -262,7 +284,7 @@ class SkillGate:
         and lands in the same time-stamp tick is still seen. Only the decoding
         is cached, keyed on the hash.
         """
-        data = self._path.read_bytes()
+        data = _read_bytes(self._path)
         digest = hashlib.sha256(data).digest()
         with self._lock:
             if digest != self._digest:
@@ -280,9 +302,17 @@ class SkillGate:
             raise GateSecretError("the skill gate has no secret; no token is made with an empty key")
         if digest is None:
             digest = self._current()[1]
-        # surrogatepass: a session named with undecodable bytes still gets its own, distinct token.
-        message = (session or "").encode("utf-8", "surrogatepass") + b"\x00" + digest
-        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
+        key = (session or "", digest)
+        tokens = self._tokens
+        token = tokens.get(key)
+        if token is None:
+            # surrogatepass: a session named with undecodable bytes still gets its own, distinct token.
+            message = key[0].encode("utf-8", "surrogatepass") + b"\x00" + digest
+            token = hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
+            if len(tokens) >= _MAX_TOKENS:
+                tokens.clear()
+            tokens[key] = token
+        return token
 
     def is_document_read(self, args: Mapping[str, Any]) -> bool:
         """Whether the call reads the gated SKILL.md itself."""

@@ -185,6 +185,15 @@ def test_no_token_is_ever_made_with_an_empty_key(folder: Path) -> None:
         gate.check({"token": "0" * 32}, "s")
 
 
+def test_a_token_made_under_one_secret_is_never_given_out_under_the_next(folder: Path) -> None:
+    gate = SkillGate(SPEC, b"first", folder)
+    before = gate.token("s")
+    gate.set_secret(b"second")
+
+    assert gate.token("s") == SkillGate(SPEC, b"second", folder).token("s") != before
+    assert gate.check({"token": before}, "s") == "invalid"
+
+
 @pytest.mark.parametrize("content", [b"", b"short", b"x" * (KEY_BYTES - 1)])
 def test_an_empty_or_short_key_file_is_replaced_by_a_whole_one(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, content: bytes
