@@ -33,6 +33,7 @@ from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import class_name
 from toolproof.generator.pytypes import TypeBuilder
+from toolproof.generator.refs import locate, ref_name, resolve
 from toolproof.runtime.project import ProjectConfig
 
 __all__ = ["REPORT_FORMATS", "BreakingError", "Finding", "Where", "compare", "load_against", "report"]
@@ -201,10 +202,10 @@ class _Schemas:
         followed: tuple[str, ...] = ()
         while isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#") and schema["$ref"] not in followed:
             ref = schema["$ref"]
-            parts = tuple(p.replace("~1", "/").replace("~0", "~") for p in ref[1:].split("/") if p)
-            target: Any = root
-            for part in parts:
-                target = target.get(part) if isinstance(target, Mapping) else None
+            parts, _ = locate(root, ref)
+            if parts is None:
+                break
+            _, target = resolve(root, ref)
             if not isinstance(target, (Mapping, bool)):
                 break
             followed += (ref,)
@@ -527,8 +528,7 @@ class _Schemas:
 
 def _ref_class(refs: tuple[str, ...], current: str) -> str:
     """The class a generated TypedDict takes for a node: a ``$defs`` entry's own name, as ``pytypes`` names it."""
-    prefix = "#/$defs/"
-    return class_name(refs[-1][len(prefix) :]) if refs and refs[-1].startswith(prefix) else current
+    return class_name(ref_name(refs[-1])) if refs and ref_name(refs[-1]) else current
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -20,7 +20,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
-from toolproof.generator.naming import module_name
+from toolproof.generator.naming import PACKAGE_ENTRIES, module_name
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.schemalint import check_schema
 from toolproof.generator.source import JsonPath, Source
@@ -442,7 +442,13 @@ def check_together(sources: Iterable[Source]) -> list[Problem]:
         else:
             names[name] = source
             module = module_name(name)
-            if module in modules:
+            if module in PACKAGE_ENTRIES:
+                message = (
+                    f"tool '{name}' maps to module '{module}', a name the generated package keeps for itself"
+                    f" ({', '.join(sorted(PACKAGE_ENTRIES))}); rename the tool"
+                )
+                problems.append(source.problem(("name",), "module-clash", message))
+            elif module in modules:
                 other = modules[module]
                 problems.append(
                     source.problem(

@@ -33,6 +33,9 @@ _STRICT_EXPORT = click.option(
 )
 
 
+_IN_THE_WAY = "files toolproof did not write stand where gen writes, and gen overwrites only its own"
+
+
 def _load(config: ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
     """The project's contracts, checked; every problem printed as text, exit 1 when one is an error."""
     from toolproof.generator.project import load_project
@@ -68,10 +71,14 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
     folder = loaded.layout.folder
     if check:
         drift = loaded.drift()
+        for line in drift.warnings():
+            click.echo(f"warning: {line}", err=True)
         if drift:
             for line in drift.lines():
                 click.echo(line)
-            if drift.written_by:
+            if drift.conflicts:
+                click.echo(f"{folder}/: {_IN_THE_WAY}; move them away and run `{config.command}`", err=True)
+            elif drift.written_by:
                 by = f"was written by toolproof {drift.written_by}, not {__version__}"
                 click.echo(f"{folder}/ {by}; run `{config.command}`", err=True)
             else:
@@ -79,10 +86,29 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
             sys.exit(1)
         click.echo(f"{folder}/ is up to date ({len(loaded.contracts)} contract(s))")
         return
-    changes = loaded.write()
+    changes = _write(loaded, config)
     for line in changes:
         click.echo(line)
     click.echo(f"{len(changes)} file(s) changed, {len(loaded.contracts)} contract(s)")
+
+
+def _write(loaded: Project, config: ProjectConfig) -> list[str]:
+    """Bring the generated folder up to date; warn of the strangers kept, exit 1 when one is in the way."""
+    from toolproof.generator.render import GeneratedFolderError
+
+    try:
+        changes, drift = loaded.write_checked()
+    except GeneratedFolderError as exc:
+        for line in exc.conflicts:
+            click.echo(f"error: {line}", err=True)
+        click.echo(
+            f"{loaded.layout.folder}/: {_IN_THE_WAY}; move them away and run `{config.command}`; nothing written",
+            err=True,
+        )
+        sys.exit(1)
+    for line in drift.warnings():
+        click.echo(f"warning: {line}", err=True)
+    return changes
 
 
 @click.command()
@@ -221,7 +247,7 @@ def export(
 
 def _generate(config: ProjectConfig) -> None:
     loaded = _load(config)
-    changes = loaded.write()
+    changes = _write(loaded, config)
     click.echo(f"generated {loaded.layout.folder}/: {len(changes)} file(s), {len(loaded.contracts)} contract(s)")
 
 

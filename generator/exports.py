@@ -11,11 +11,12 @@ the whole tool set.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolproof.generator.losses import Loss
+from toolproof.generator.losses import Limit, Loss
 from toolproof.generator.model import Contract
 from toolproof.generator.transforms import (
     anthropic_schema,
@@ -33,6 +34,10 @@ DEFINITION_FORMATS: Final = ("openai", "openai-responses", "anthropic", "mcp", "
 OPENAI_LIMITS: Final = {"properties": 5000, "depth": 10, "enum_values": 1000, "characters": 120_000}
 ANTHROPIC_LIMITS: Final = {"strict_tools": 20, "optional": 24, "unions": 16}
 MAX_INPUT_EXAMPLES: Final = 5
+_GEMINI_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+"""A property name the parameters form takes (contracts-providers reference, 3.0)."""
+
+Path = tuple[str | int, ...]
 
 
 @dataclass(slots=True)
@@ -41,7 +46,7 @@ class Exported:
 
     data: Any
     losses: list[Loss] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Limit] = field(default_factory=list)
 
 
 def _unshown_output(fmt: str, c: Contract) -> Loss:
@@ -119,50 +124,78 @@ def _openai(contracts: Sequence[Contract], enums: Mapping[str, list[str]], fmt: 
                     "strict": rewrite.strict,
                 }
             )
-    schemas = [t["function"]["parameters"] if fmt == "openai" else t["parameters"] for t in out.data]
+    schemas = [
+        (c.name, t["function"]["parameters"] if fmt == "openai" else t["parameters"])
+        for c, t in zip(contracts, out.data, strict=True)
+    ]
     out.problems.extend(_openai_limits(schemas, fmt))
     return out
 
 
-def _walk(node: Any, depth: int, stats: dict[str, int]) -> None:
-    if isinstance(node, dict):
-        if "properties" in node and isinstance(node["properties"], dict):
-            stats["properties"] += len(node["properties"])
-            stats["characters"] += sum(len(k) for k in node["properties"])
-            stats["depth"] = max(stats["depth"], depth)
-            for sub in node["properties"].values():
-                _walk(sub, depth + 1, stats)
-        if isinstance(node.get("enum"), list):
-            stats["enum_values"] += len(node["enum"])
-            chars = sum(len(str(v)) for v in node["enum"])
-            stats["characters"] += chars
-            if len(node["enum"]) > 250 and chars > 15_000:
-                stats["big_enum"] += 1
-        if "const" in node:
-            stats["characters"] += len(str(node["const"]))
-        for key in ("$defs", "definitions"):
-            if isinstance(node.get(key), dict):
-                stats["characters"] += sum(len(k) for k in node[key])
-                for sub in node[key].values():
-                    _walk(sub, depth, stats)
-        for key in ("items", "additionalProperties"):
-            _walk(node.get(key), depth, stats)
-        for key in ("anyOf", "oneOf", "allOf"):
-            for sub in node.get(key, ()) if isinstance(node.get(key), list) else ():
-                _walk(sub, depth, stats)
+def _walk(node: Any, path: Path, depth: int) -> Iterator[tuple[str, int, Path]]:
+    """What one schema counts against OpenAI's per-request limits: (stat, amount, where), in document order.
+
+    ``depth`` stats carry the nesting level reached, the others an amount to add.
+    """
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("properties"), dict):
+        props = node["properties"]
+        yield "properties", len(props), (*path, "properties")
+        yield "characters", sum(len(k) for k in props), (*path, "properties")
+        yield "depth", depth, (*path, "properties")
+        for name, sub in props.items():
+            yield from _walk(sub, (*path, "properties", name), depth + 1)
+    if isinstance(node.get("enum"), list):
+        values = node["enum"]
+        chars = sum(len(str(v)) for v in values)
+        yield "enum_values", len(values), (*path, "enum")
+        yield "characters", chars, (*path, "enum")
+        if len(values) > 250 and chars > 15_000:
+            yield "big_enum", 1, (*path, "enum")
+    if "const" in node:
+        yield "characters", len(str(node["const"])), (*path, "const")
+    for key in ("$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            yield "characters", sum(len(k) for k in node[key]), (*path, key)
+            for name, sub in node[key].items():
+                yield from _walk(sub, (*path, key, name), depth)
+    for key in ("items", "additionalProperties"):
+        yield from _walk(node.get(key), (*path, key), depth)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(node.get(key), list):
+            for i, sub in enumerate(node[key]):
+                yield from _walk(sub, (*path, key, i), depth)
 
 
-def _openai_limits(schemas: list[Any], fmt: str) -> list[str]:
-    stats = {"properties": 0, "depth": 0, "enum_values": 0, "characters": 0, "big_enum": 0}
-    for schema in schemas:
-        _walk(schema, 1, stats)
+def _openai_limits(schemas: list[tuple[str, Any]], fmt: str) -> list[Limit]:
+    """The per-request limits the tools' schemas break together, each where a tool's schema first crossed it."""
+    totals = dict.fromkeys(OPENAI_LIMITS, 0)
+    crossed: dict[str, tuple[str, Path]] = {}
+    big_enums: list[tuple[str, Path]] = []
+    for tool, schema in schemas:
+        for stat, amount, path in _walk(schema, (), 1):
+            if stat == "big_enum":
+                big_enums.append((tool, path))
+                continue
+            totals[stat] = max(totals[stat], amount) if stat == "depth" else totals[stat] + amount
+            if totals[stat] > OPENAI_LIMITS[stat] and stat not in crossed:
+                crossed[stat] = (tool, path)
     problems = [
-        f"{fmt}: {stats[key]} {key.replace('_', ' ')} in one request; OpenAI allows at most {limit}"
+        Limit(
+            fmt,
+            crossed[key][0],
+            "input",
+            crossed[key][1],
+            f"{totals[key]} {key.replace('_', ' ')} in one request; OpenAI allows at most {limit}",
+        )
         for key, limit in OPENAI_LIMITS.items()
-        if stats[key] > limit
+        if key in crossed
     ]
-    if stats["big_enum"]:
-        problems.append(f"{fmt}: a string enum of over 250 values exceeds 15,000 characters")
+    problems.extend(
+        Limit(fmt, tool, "input", path, "a string enum of over 250 values exceeds 15,000 characters")
+        for tool, path in big_enums
+    )
     return problems
 
 
@@ -300,11 +333,16 @@ def _gemini_openapi(contracts: Sequence[Contract], enums: Mapping[str, list[str]
         out.losses.extend(rewrite.losses)
         out.losses.append(_unshown_output("gemini-openapi", c))
         out.losses.extend(_dropped_blocks("gemini-openapi", c))
-        if rewrite.why_not_strict:
-            out.problems.append(f"gemini-openapi: tool '{c.name}' cannot be expressed: {rewrite.why_not_strict}")
+        out.problems.extend(
+            Limit("gemini-openapi", c.name, "input", path, f"cannot be expressed: {why}")
+            for path, why in rewrite.blockers
+        )
         for name in c.exported_input(enums).get("properties", {}):
-            if not name.replace("_", "a").isalnum() or name[:1].isdigit() or len(name) > 64:
-                out.problems.append(f"gemini-openapi: tool '{c.name}' has a property name Gemini refuses: {name!r}")
+            if not _GEMINI_NAME.fullmatch(name):
+                message = (
+                    f"Gemini refuses the property name {name!r}: a name must match ^[A-Za-z_][A-Za-z0-9_]{{0,63}}$"
+                )
+                out.problems.append(Limit("gemini-openapi", c.name, "input", ("properties", name), message))
         out.data["functionDeclarations"].append(
             {"name": c.name, "description": c.description, "parameters": rewrite.schema}
         )

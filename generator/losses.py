@@ -18,7 +18,7 @@ from toolproof.generator.vocabulary import did_you_mean
 if TYPE_CHECKING:
     from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["AcceptedLoss", "Loss", "accepted_losses", "pointer", "settings_mark"]
+__all__ = ["AcceptedLoss", "Limit", "Loss", "accepted_losses", "pointer", "settings_mark"]
 
 
 def pointer(path: tuple[str | int, ...]) -> str:
@@ -58,6 +58,28 @@ class Loss:
             "action": self.action,
             "detail": self.detail,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A limit a provider enforces that an export breaks: the tool and the place in its schema it shows, and what.
+
+    A per-request limit (OpenAI's 1,000 enum values in all) stands at the tool whose schema first crossed it.
+    """
+
+    format: str
+    tool: str
+    schema: str
+    """``input`` or ``output``: which of the tool's schemas ``path`` points into."""
+    path: tuple[str | int, ...]
+    message: str
+
+    def where(self) -> str:
+        """The place, as a loss names it: ``tool:input/properties/x``."""
+        return f"{self.tool}:{self.schema}{pointer(self.path)}"
+
+    def __str__(self) -> str:
+        return f"{self.format}: {self.where()}: {self.message}"
 
 
 def _unescape(segment: str) -> str:

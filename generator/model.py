@@ -5,12 +5,12 @@ Templates and exporters see only these classes; names are cleaned here, once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolproof.generator.naming import class_name, is_identifier, module_name
-from toolproof.generator.pytypes import TypeBuilder, TypedDictDef
+from toolproof.generator.naming import class_name, is_identifier, module_name, python_name
+from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef
 from toolproof.generator.source import Source
 from toolproof.runtime.errors import http_status
 from toolproof.runtime.registry import default_handler_ref
@@ -27,7 +27,11 @@ class Param:
     """A keyword parameter of an error factory."""
 
     name: str
+    """The placeholder's name: the key of the error's params."""
     annotation: str
+    arg: str
+    """The factory's keyword for it: ``name``, or ``name_`` where that is a Python keyword (``from_``)
+    or a name the factory's body uses (``params``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,14 +155,45 @@ class Contract:
         }
 
 
-def _param_annotation(name: str, error: Mapping[str, Any], input_schema: Mapping[str, Any], types: TypeBuilder) -> str:
+_FACTORY_LOCALS: Final = frozenset({"params", "dict", "str", "object", "ToolError"})
+"""Names an error factory's body uses (templates/stub.py.jinja), which no keyword of it may shadow."""
+
+
+def _param_annotation(
+    name: str, error: Mapping[str, Any], input_schema: Mapping[str, Any], types: TypeBuilder, taken: set[str]
+) -> str:
     declared = error.get("params", {}).get(name)
-    if declared is not None:
-        return types.annotation(declared, class_name(name))
+    if declared is not None:  # its own schema, in which its $refs resolve
+        own = TypeBuilder(declared, taken)
+        annotation = own.annotation(declared, class_name(name))
+        types.defs.extend(own.defs)
+        types.uses_any |= own.uses_any
+        types.uses_literal |= own.uses_literal
+        types.uses_not_required |= own.uses_not_required
+        return annotation
     prop = input_schema.get("properties", {}).get(name)
     if prop is not None:
         return types.annotation(prop, class_name(name))
     return "str"
+
+
+def _params(names: Sequence[str], function: str) -> dict[str, str]:
+    """Each placeholder's keyword in the factory: itself when it can be, else escaped apart from the others."""
+    avoid = {*_FACTORY_LOCALS, f"_{function.upper()}"}
+    args = {n: n for n in names if is_identifier(n) and n not in avoid}
+    for n in names:
+        if n not in args:
+            args[n] = python_name(n, {*avoid, *names, *args.values()})
+    return {n: args[n] for n in names}
+
+
+def _functions(codes: Sequence[str]) -> dict[str, str]:
+    """Each code's factory name: the code, or ``code_`` for a keyword (``class_``), no two alike."""
+    kept = {c: c for c in codes if is_identifier(c)}
+    for code in codes:
+        if code not in kept:
+            kept[code] = python_name(code, {*codes, *kept.values()})
+    return {c: kept[c] for c in codes}
 
 
 def build_contract(source: Source, handlers_package: str = "handlers") -> Contract:
@@ -171,17 +206,20 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
     data = source.data
     module = module_name(data["name"])
     prefix = class_name(module)
-    types = TypeBuilder(data["input"])
+    taken = set(RESERVED_NAMES)  # one module: its classes share one set of names
+    functions = _functions(list(data["errors"]))
+    taken.update(functions.values())
+    types = TypeBuilder(data["input"], taken)
     input_class = types.annotation(data["input"], f"{prefix}Input", f"Arguments of `{data['name']}`.")
-    out_types = TypeBuilder(data["output"])
+    out_types = TypeBuilder(data["output"], taken)
     output_class = out_types.annotation(data["output"], f"{prefix}Output", f"Output of `{data['name']}`.")
     errors = []
     for code, entry in data["errors"].items():
-        names = dict.fromkeys(Template(entry["message"]).fields)
-        params = tuple(Param(n, _param_annotation(n, entry, data["input"], types)) for n in names)
+        names = list(dict.fromkeys(Template(entry["message"]).fields))
+        args = _params(names, functions[code])
+        params = tuple(Param(n, _param_annotation(n, entry, data["input"], types, taken), args[n]) for n in names)
         status = entry.get("status", http_status(code))
-        function = code if is_identifier(code) else code + "_"
-        errors.append(ErrorModel(code, function, entry["message"], entry.get("hint"), params, status))
+        errors.append(ErrorModel(code, functions[code], entry["message"], entry.get("hint"), params, status))
     return Contract(
         name=data["name"],
         module=module,

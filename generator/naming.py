@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
+from collections.abc import Container
 
-__all__ = ["class_name", "is_identifier", "module_name"]
+__all__ = ["PACKAGE_ENTRIES", "class_name", "is_identifier", "module_name", "python_name"]
 
 _NON_WORD = re.compile(r"[^0-9A-Za-z_]+")
+
+PACKAGE_ENTRIES = frozenset({"__init__", "__main__", "contracts", "docs", "exports", "tests"})
+"""Names in the generated package that are not tool modules: what gen writes there itself (``__init__.py``
+and the ``contracts/``, ``docs/``, ``exports/`` and ``tests/`` folders), and ``__main__``, which Python runs
+for ``python -m <package>``. A tool module of one of these names would overwrite or shadow it."""
 
 
 def module_name(tool_name: str) -> str:
@@ -26,5 +33,25 @@ def class_name(*words: str) -> str:
 
 
 def is_identifier(name: str) -> bool:
-    """A name usable as a Python attribute or keyword argument."""
-    return name.isidentifier() and not keyword.iskeyword(name)
+    """A name usable, as it is, as a Python attribute, keyword argument or class field.
+
+    Not a keyword (``from``), and already in the normal form Python reads identifiers in
+    (NFKC: ``ﬁle`` would become ``file``, another key).
+    """
+    return name.isidentifier() and not keyword.iskeyword(name) and unicodedata.normalize("NFKC", name) == name
+
+
+def python_name(name: str, avoid: Container[str] = frozenset()) -> str:
+    """``name`` made a Python identifier that is no keyword and not in ``avoid``, by appending ``_``.
+
+    ``from`` → ``from_``; characters an identifier cannot hold become ``_`` (``a-b`` → ``a_b``),
+    and a leading digit gets a ``_`` in front. Soft keywords (``match``, ``case``, ``type``, ``_``)
+    are identifiers wherever the generator writes names, so they stay as they are.
+    """
+    if not is_identifier(name):
+        name = _NON_WORD.sub("_", unicodedata.normalize("NFKC", name)) or "_"
+        if name[:1].isdigit():
+            name = "_" + name
+    while keyword.iskeyword(name) or name in avoid:
+        name += "_"
+    return name

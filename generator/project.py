@@ -84,8 +84,18 @@ class Project:
         return Drift(self.root, self.render(), self.layout.folder)
 
     def write(self) -> list[str]:
-        """Bring the generated folder up to date; returns what was written or removed."""
-        return write_all(self.root, self.render(), self.layout.folder)
+        """Bring the generated folder up to date; returns what was written or removed.
+
+        Raises:
+            GeneratedFolderError: a file gen would overwrite is not one it wrote; nothing was written.
+        """
+        return self.write_checked()[0]
+
+    def write_checked(self) -> tuple[list[str], Drift]:
+        """:meth:`write`, and the drift found before writing (its ``strangers`` were left alone)."""
+        files = self.render()
+        drift = Drift(self.root, files, self.layout.folder)
+        return write_all(self.root, files, self.layout.folder, drift=drift), drift
 
 
 @contextmanager
@@ -142,11 +152,16 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
     accepted loss is neither shown nor an error; an entry that accepts nothing is a warning.
     """
     exports = project.exports()
-    where = project.config.relative(project.config.contracts)
     accepted, problems = _acceptance(project)
-    limits = sorted({p for per_set in exports.values() for e in per_set.values() for p in e.problems})
-    problems.extend(rule("provider-limit").at(where, 1, 1, f"provider limit: {text}") for text in limits)
     by_name = {c.name: c for c in project.contracts}
+    limits = {limit for per_set in exports.values() for e in per_set.values() for limit in e.problems}
+    for limit in sorted(limits, key=str):
+        owner = by_name.get(limit.tool)
+        if owner is not None:
+            place = (owner.source, *owner.where((limit.schema, *limit.path)))
+        else:  # a built-in tool the project includes
+            place = settings_mark(project.config, "include")
+        problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}"))
     level = Level.ERROR if strict_export else Level.NOTE
     used: set[AcceptedLoss] = set()
     for loss in losses_of(exports):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
-from toolproof.generator.naming import class_name, is_identifier
+from toolproof.generator.naming import class_name, is_identifier, python_name
+from toolproof.generator.refs import Path, locate, ref_name, resolve
 
-__all__ = ["Field", "TypeBuilder", "TypedDictDef"]
+__all__ = ["RESERVED_NAMES", "Field", "TypeBuilder", "TypedDictDef"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,23 +47,54 @@ def _literal(values: list[Any]) -> str:
     return "Literal[" + ", ".join(_py_literal(v) for v in values) + "]"
 
 
-class TypeBuilder:
-    """Turns schemas into annotations, collecting the TypedDicts they need (in dependency order)."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+
+def _forward(annotation: str, later: set[str]) -> str:
+    """``annotation`` as a string (a forward reference) when it names one of the classes in ``later``."""
+    if later.isdisjoint(_NAME.findall(annotation)):
+        return annotation
+    return json.dumps(annotation, ensure_ascii=False)
+
+
+RESERVED_NAMES: Final = frozenset(
+    {
+        *("NAME", "VERSION", "ErrorCode", "Handler", "ToolContext", "ToolError", "Template", "annotations"),
+        *("Any", "Final", "Literal", "Never", "NotRequired", "Protocol", "TypedDict"),
+        *("str", "int", "float", "bool", "list", "dict", "object"),
+    }
+)
+"""Names a generated stub defines or imports besides its TypedDicts (templates/stub.py.jinja): no class takes one."""
+
+
+class TypeBuilder:
+    """Turns schemas into annotations, collecting the TypedDicts they need (in dependency order).
+
+    Builders that write into one module share ``taken``, the names already given, so no two
+    TypedDicts, and no TypedDict and a name the stub defines, share a name.
+    """
+
+    def __init__(self, root: Any, taken: set[str] | None = None) -> None:
         self._root = root
+        self._root_name: str | None = None
+        self._taken = taken if taken is not None else set(RESERVED_NAMES)
         self.defs: list[TypedDictDef] = []
-        self._named: dict[str, str] = {}
+        self._named: dict[Path, str] = {}
+        self._ahead: set[str] = set()
+        self._mine: set[str] = set()
+        """The class names this builder claimed."""
         self.uses_any = False
         self.uses_literal = False
         self.uses_not_required = False
 
     def annotation(self, schema: Any, name: str, doc: str = "") -> str:
-        """The annotation for ``schema``; object schemas become TypedDicts called ``name``."""
+        """The annotation for ``schema``; object schemas become TypedDicts called ``name`` (made unique)."""
+        if schema is self._root and self._root_name is None:
+            name = self._root_name = self._claim(name, ahead=True)
         if schema is True or not isinstance(schema, Mapping) or not schema:
             self.uses_any = True
             return "Any"
-        if "$ref" in schema:
+        if isinstance(schema.get("$ref"), str):
             return self._ref(schema["$ref"])
         if "const" in schema:
             self.uses_literal = True
@@ -70,7 +103,7 @@ class TypeBuilder:
             self.uses_literal = True
             return _literal(list(schema["enum"]))
         for key in ("anyOf", "oneOf"):
-            if key in schema:
+            if isinstance(schema.get(key), list):
                 options = [self.annotation(sub, f"{name}{i}") for i, sub in enumerate(schema[key], 1)]
                 return " | ".join(dict.fromkeys(options))
         kind = schema.get("type")
@@ -86,25 +119,43 @@ class TypeBuilder:
         self.uses_any = True
         return "Any"
 
+    def _claim(self, name: str, *, ahead: bool = False) -> str:
+        """``name`` as a class name no other class of the module has, nor a name the stub defines.
+
+        ``ahead``: claimed before its schema is annotated (a reference may name it first), so the
+        TypedDict that schema becomes takes it as it is.
+        """
+        name = python_name(name or "Schema", self._taken)
+        self._taken.add(name)
+        self._mine.add(name)
+        if ahead:
+            self._ahead.add(name)
+        return name
+
     def _ref(self, ref: str) -> str:
-        prefix = "#/$defs/"
-        if not ref.startswith(prefix):
+        where, _ = locate(self._root, ref)
+        if where is None:
             self.uses_any = True
             return "Any"
-        key = ref[len(prefix) :]
-        if key not in self._named:
-            self._named[key] = class_name(key)
-            target = self._root.get("$defs", {}).get(key, True)
-            self._named[key] = self.annotation(target, class_name(key))
-        return self._named[key]
+        if where == () and self._root_name is not None:
+            return self._root_name
+        if where not in self._named:  # keyed by place: an anchor and a pointer to one schema make one class
+            self._named[where] = self._claim(class_name(ref_name(ref)), ahead=True)  # what a recursion names
+            self._named[where] = self.annotation(resolve(self._root, ref)[1], self._named[where])
+        return self._named[where]
 
     def _object(self, schema: Mapping[str, Any], name: str, doc: str) -> str:
         props: Mapping[str, Any] = schema.get("properties", {})
         if not props:
             extra = schema.get("additionalProperties", True)
-            self.uses_any = self.uses_any or extra is True or extra == {}
-            value = "Any" if extra in (True, {}, False) else self.annotation(extra, name + "Value")
-            return f"dict[str, {value}]"
+            if extra is True or extra is False or extra == {}:  # false: no key at all, so no value to type
+                self.uses_any = True
+                return "dict[str, Any]"
+            return f"dict[str, {self.annotation(extra, name + 'Value')}]"
+        if name in self._ahead:
+            self._ahead.discard(name)
+        else:
+            name = self._claim(name)
         required = set(schema.get("required", ()))
         fields = []
         for key, sub in props.items():
@@ -115,5 +166,8 @@ class TypeBuilder:
             fields.append(Field(key, annotation, key in required, " ".join(str(text).split())))
         doc = " ".join(str(schema.get("description", "")).split()) or doc
         functional = not all(is_identifier(f.name) for f in fields)
+        if functional:  # its field types are evaluated where it is defined: a class defined later is named in quotes
+            later = self._mine - {d.name for d in self.defs}
+            fields = [replace(f, annotation=_forward(f.annotation, later)) for f in fields]
         self.defs.append(TypedDictDef(name, doc, tuple(fields), functional))
         return name

@@ -7,13 +7,19 @@ compile in Python and use nothing ECMA-262's unicode mode refuses. The two
 agree on most syntax, lookbehind included (ECMA-262 also allows variable-width
 lookbehind, which Python refuses); Python-only syntax such as ``\\Z``,
 ``(?P<name>...)`` or possessive quantifiers is reported with the ECMA spelling.
+The runtime's compiled validator (jsonschema-rs) must compile it too: it refuses
+a few escapes both dialects take (``\\0``, ``[\\b]``, surrogate pairs), which are
+reported with a spelling every engine reads the same.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
+from functools import lru_cache
 from typing import Final
+
+import jsonschema_rs
 
 __all__ = ["RegexProblem", "compile_pattern", "regex_problem"]
 
@@ -24,6 +30,7 @@ _SYNTAX: Final = frozenset("^$\\.*+?()[]{}|/")
 """The characters ECMA-262 unicode mode lets a backslash escape as themselves (and ``-`` inside a class)."""
 _LOOKAROUND: Final = ("=", "!", "<=", "<!")
 _QUANTIFIER: Final = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+_SURROGATE_PAIR: Final = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
 _PYTHON_NOTES: Final = {
     "look-behind requires fixed-width pattern": "ECMA-262 allows variable-width lookbehind; Python's re does not",
     "unknown extension ?<": "ECMA-262 writes (?<name>...), Python's re (?P<name>...), so a portable pattern "
@@ -69,10 +76,54 @@ def regex_problem(pattern: str) -> RegexProblem | None:
         reason = f"{compiled.msg} at position {index}" + (f" ({note})" if note else "")
         return "invalid-regex", index, f"pattern '{pattern}' does not compile: {reason}"
     found = _ecma_problem(pattern)
-    if found is None:
+    if found is not None:
+        index, why = found
+        return "regex-not-ecma", index, f"pattern '{pattern}' is not ECMA-262 (position {index}): {why}"
+    refused = _runtime_refuses(pattern)
+    if refused is None:
         return None
-    index, why = found
-    return "regex-not-ecma", index, f"pattern '{pattern}' is not ECMA-262 (position {index}): {why}"
+    index, why = _runtime_problem(pattern, refused)
+    return (
+        "invalid-regex",
+        index,
+        f"pattern '{pattern}' does not compile in jsonschema-rs, the runtime's validator: {why}",
+    )
+
+
+@lru_cache(maxsize=4096)
+def _runtime_refuses(pattern: str) -> str | None:
+    """What jsonschema-rs (the runtime's compiled validator) says of ``pattern``; None when it compiles it."""
+    try:
+        jsonschema_rs.validator_for({"pattern": pattern}, validate_formats=False)
+    except Exception as exc:  # jsonschema_rs.ValidationError: the schema does not compile
+        return str(exc).splitlines()[0]
+    return None
+
+
+def _runtime_problem(p: str, refused: str) -> tuple[int, str]:
+    """Where in ``p`` jsonschema-rs stops, and the spelling it takes that means the same everywhere."""
+    i, in_class = 0, False
+    while i < len(p):
+        char = p[i]
+        if char == "\\":
+            code = p[i + 1 : i + 2]
+            if code == "0":
+                return i, "'\\0' is refused there; write '\\x00', the same character"
+            if code == "b" and in_class:
+                return i, "'\\b' in a class (backspace) is refused there; write '\\x08', the same character"
+            pair = _SURROGATE_PAIR.match(p, i)
+            if pair is not None:
+                high, low = int(pair[1], 16), int(pair[2], 16)
+                character = chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                return i, f"a surrogate pair is refused there; write the character itself ('{character}')"
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class:
+            in_class = False
+        i += 1
+    return 0, refused
 
 
 def _ecma_problem(p: str) -> tuple[int, str] | None:

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from toolproof.generator.problems import Problem, rule
+from toolproof.generator.refs import resolve
 from toolproof.generator.regexes import compile_pattern, regex_problem
 from toolproof.generator.source import JsonPath, Source
 from toolproof.generator.vocabulary import (
@@ -93,6 +94,9 @@ class _Walker:
         self._ignored(schema, path)
         self._patterns(schema, path)
         self._format(schema, path)
+        if schema.get("enum") == []:  # the meta-schema allows it; ajv refuses it ("enum must have non-empty array")
+            message = "not valid JSON Schema: 'enum' must list at least one value (no value could pass; ajv refuses it)"
+            self.add((*path, "enum"), "invalid-schema", message)
         if isinstance(schema.get("$ref"), str):
             self.refs.append((path, schema["$ref"]))
         if isinstance(schema.get("$anchor"), str):
@@ -241,8 +245,8 @@ class _Walker:
         for _, sub in _same_level(schema):
             names |= self.defined(sub, seen)
         ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/"):
-            found, target = _resolve(self.root, ref)
+        if isinstance(ref, str) and ref.startswith("#"):
+            found, target = resolve(self.root, ref)
             if found:
                 names |= self.defined(target, seen)
         return frozenset(names)

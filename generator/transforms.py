@@ -12,14 +12,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
-from toolproof.generator.losses import Loss
+from toolproof.generator.losses import Loss, pointer
+from toolproof.generator.refs import locate, recursive_refs, resolve
 
 __all__ = ["Rewrite", "anthropic_schema", "gemini_json_schema", "gemini_openapi_schema", "openai_strict_schema"]
 
 Path = tuple[str | int, ...]
+Blocker = tuple[Path, str]
 
 _OPENAI_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 _ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
@@ -47,7 +50,11 @@ _ANTHROPIC_UNSUPPORTED = (
     *("minLength", "maxLength", "maxItems", *_NEVER_STRICT),
 )
 _ANNOTATIONS_DROPPED = ("$schema", "$id", "$comment")
+_STRICT_DROPPED = (*_ANNOTATIONS_DROPPED, "$anchor")
+"""What a strict export drops silently; ``$anchor`` once every ``$ref`` to one is a JSON pointer."""
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
+_BACKREFERENCE = re.compile(r"\\(?:[1-9]|k<)")
+"""A backreference, by number or by name (``\\k<name>``), outside a character class (see ``_has_backreference``)."""
 
 _ENFORCED = "the runtime still enforces it"
 _CLOSED = "strict mode needs closed objects; the contract allows extra keys"
@@ -71,22 +78,28 @@ class Rewrite:
     strict: bool
     losses: list[Loss] = field(default_factory=list)
     why_not_strict: str | None = None
+    blockers: list[Blocker] = field(default_factory=list)
+    """What kept the schema from being strict (or, for gemini-openapi, expressed): each place and why."""
 
 
 class _Walker:
     def __init__(self, fmt: str, tool: str, which: str) -> None:
         self.fmt, self.tool, self.which = fmt, tool, which
         self.losses: list[Loss] = []
-        self.blockers: list[str] = []
+        self.blockers: list[Blocker] = []
 
     def loss(self, path: Path, keyword: str, action: str, detail: str) -> None:
         self.losses.append(Loss(self.fmt, self.tool, self.which, path, keyword, action, detail))
+
+    def block(self, path: Path, why: str) -> None:
+        """Record what keeps the schema from being strict, at ``path``."""
+        self.blockers.append((path, why))
 
     def close(self, node: dict[str, Any], path: Path) -> None:
         """Make an object schema closed, as strict modes require; a map cannot be."""
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) and extra:
-            self.blockers.append(f"{path or '(root)'}: a map (additionalProperties with a schema)")
+            self.block(path, "a map (additionalProperties with a schema)")
         elif extra is not False:
             self.loss(path, "additionalProperties", "set to false", _CLOSED)
         node["additionalProperties"] = False
@@ -102,11 +115,53 @@ class _Walker:
         if not self.blockers:
             return Rewrite(rewritten, True, self.losses)
         plain = {k: v for k, v in original.items() if k not in _ANNOTATIONS_DROPPED}
-        why = "; ".join(self.blockers)
+        why = self.why()
         loss = Loss(
             self.fmt, self.tool, self.which, (), "strict", "exported non-strict", f"cannot be made strict: {why}"
         )
-        return Rewrite(plain, False, [loss], why)
+        return Rewrite(plain, False, [loss], why, list(self.blockers))
+
+    def why(self) -> str:
+        """Every blocker, in one sentence: ``/properties/tags: a map (...); /items: ...``."""
+        return "; ".join(f"{pointer(path) or '(root)'}: {why}" for path, why in self.blockers)
+
+    def pointer_ref(self, node: dict[str, Any], root: Any, path: Path) -> None:
+        """Write a ``$ref`` to an ``$anchor`` as the JSON pointer to the schema that holds it."""
+        ref = node.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#") or ref[1:2] in ("", "/"):
+            return
+        target, _ = locate(root, ref)
+        if target is not None:
+            node["$ref"] = "#" + quote(pointer(target), safe="/~$!&'()*+,;=:@")
+            self.loss(path, "$ref", "rewritten as a JSON pointer", f"{ref} names the same schema; no $anchor here")
+
+    def tuple_items(self, node: dict[str, Any], path: Path) -> None:
+        """Drop ``items: false`` beside ``prefixItems``, which strict modes cannot keep: alone it allows only ``[]``."""
+        if node.get("items") is False and isinstance(node.get("prefixItems"), list):
+            del node["items"]
+            detail = "without the prefixItems strict mode drops, items: false would allow only an empty array"
+            self.loss(path, "items", "dropped", f"{detail}; {_ENFORCED}")
+
+    def false_properties(self, node: dict[str, Any], path: Path) -> None:
+        """Drop each property whose schema is ``false``: the closed object strict mode makes refuses it anyway."""
+        props = node.get("properties")
+        if not isinstance(props, dict):
+            return
+        for name in [n for n, sub in props.items() if sub is False]:
+            del props[name]
+            detail = "a property whose schema is false may never be sent; the closed object refuses it the same"
+            self.loss((*path, "properties", name), "false", "dropped", detail)
+
+    def false_branches(self, node: dict[str, Any], path: Path) -> None:
+        """Drop each ``false`` branch of an ``anyOf``/``oneOf``: it matches nothing."""
+        for key in ("anyOf", "oneOf"):
+            branches = node.get(key)
+            if isinstance(branches, list) and any(b is False for b in branches):
+                for i in [i for i, b in enumerate(branches) if b is False]:
+                    self.loss((*path, key, i), "false", "dropped", "a branch whose schema is false matches nothing")
+                node[key] = [b for b in branches if b is not False]
+                if not node[key]:
+                    self.block((*path, key), "no branch can match")
 
     def to_description(self, node: dict[str, Any], path: Path, keyword: str, why: str) -> None:
         value = node.pop(keyword)
@@ -125,19 +180,52 @@ def _show(value: Any) -> str:
 
 
 def _children(node: dict[str, Any], path: Path, visit: Callable[[Any, Path], Any]) -> None:
+    """Visit the subschemas a provider rewrite handles, ``true`` and ``false`` included (not a boolean
+    ``additionalProperties``, which closing an object deals with)."""
     for key in ("properties", "$defs", "definitions"):
         if isinstance(node.get(key), dict):
             node[key] = {name: visit(sub, (*path, key, name)) for name, sub in node[key].items()}
-    for key in ("items", "additionalProperties"):
-        if isinstance(node.get(key), dict):
-            node[key] = visit(node[key], (*path, key))
+    if isinstance(node.get("items"), dict | bool):
+        node["items"] = visit(node["items"], (*path, "items"))
+    if isinstance(node.get("additionalProperties"), dict):
+        node["additionalProperties"] = visit(node["additionalProperties"], (*path, "additionalProperties"))
     for key in ("anyOf", "oneOf", "allOf"):
         if isinstance(node.get(key), list):
             node[key] = [visit(sub, (*path, key, i)) for i, sub in enumerate(node[key])]
 
 
-def _nullable(node: dict[str, Any]) -> dict[str, Any]:
-    """A schema that also accepts null."""
+def _boolean(w: _Walker, node: bool, path: Path, provider: str) -> bool:
+    """A ``true`` or ``false`` subschema in a strict export, where no rewrite could drop it: it blocks strict."""
+    if node:
+        w.block(path, f"true (any value), which {provider} strict mode cannot type")
+    else:
+        w.block(path, f"false (no value), which {provider} strict mode cannot express")
+    return node
+
+
+def _has_backreference(pattern: str) -> bool:
+    """Whether ``pattern`` holds a backreference (``\\1``, ``\\k<name>``) outside a character class."""
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            if not in_class and _BACKREFERENCE.match(pattern, i):
+                return True
+            i += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        i += 1
+    return False
+
+
+def _nullable(node: Any) -> Any:
+    """A schema that also accepts null (``true`` already does)."""
+    if not isinstance(node, dict):
+        return node
     node = dict(node)
     if "$ref" in node or "const" in node or ("anyOf" in node and "type" not in node):
         options = node.pop("anyOf", None) or [{k: node.pop(k) for k in ("$ref", "const") if k in node}]
@@ -168,11 +256,15 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
     w = _Walker(fmt, tool, "input")
 
     def visit(node: Any, path: Path) -> Any:
+        if isinstance(node, bool):
+            return _boolean(w, node, path, "OpenAI")
         if not isinstance(node, dict):
             return node
         node = dict(node)
-        for key in _ANNOTATIONS_DROPPED:
+        for key in _STRICT_DROPPED:
             node.pop(key, None)
+        w.pointer_ref(node, schema, path)
+        w.tuple_items(node, path)
         for key in ("title", "examples"):
             if key in node:
                 node.pop(key)
@@ -191,19 +283,23 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             w.to_description(node, path, "format", f"not an OpenAI strict format; {_NO_FORMATS}")
         if isinstance(node.get("pattern"), str) and _LOOKAROUND.search(node["pattern"]):
             w.to_description(node, path, "pattern", f"OpenAI strict mode has no lookaround; {_ENFORCED}")
+        w.false_branches(node, path)
         w.one_of_as_any_of(node, path)
         if "allOf" in node:
             parts = node.pop("allOf")
             if len(parts) == 1 and isinstance(parts[0], dict):
                 node = {**parts[0], **node}
                 w.loss(path, "allOf", "inlined", "a one-part allOf means the same as its part")
+            elif parts == [True]:
+                w.loss(path, "allOf", "dropped", "a one-part allOf of true constrains nothing")
             else:
-                w.blockers.append(f"{path or '(root)'}: allOf with {len(parts)} parts")
+                w.block(path, f"allOf with {len(parts)} parts")
         if "$ref" in node and len(node) > 1:
             ref = node.pop("$ref")
             node["anyOf"] = [{"$ref": ref}]
         if node.get("type") == "array" and "items" not in node:
-            w.blockers.append(f"{path or '(root)'}: an array without typed items")
+            w.block(path, "an array without typed items")
+        w.false_properties(node, path)
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:
             w.close(node, path)
@@ -232,13 +328,19 @@ def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
     recursion leave the tool non-strict.
     """
     w = _Walker("anthropic", tool, "input")
+    for path, ref in recursive_refs(schema):
+        w.block(path, f"a recursive $ref ({ref}), which Anthropic strict mode refuses")
 
     def visit(node: Any, path: Path) -> Any:
+        if isinstance(node, bool):
+            return _boolean(w, node, path, "Anthropic")
         if not isinstance(node, dict):
             return node
         node = dict(node)
-        for key in _ANNOTATIONS_DROPPED:
+        for key in _STRICT_DROPPED:
             node.pop(key, None)
+        w.pointer_ref(node, schema, path)
+        w.tuple_items(node, path)
         if "title" in node:
             node.pop("title")
             w.loss(path, "title", "dropped", "Anthropic strict mode does not take 'title'; documentation only")
@@ -249,13 +351,18 @@ def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             w.to_description(node, path, "minItems", f"Anthropic strict mode allows minItems 0 or 1; {_ENFORCED}")
         if "format" in node and node["format"] not in _ANTHROPIC_FORMATS:
             w.to_description(node, path, "format", "not among Anthropic's strict formats")
-        if isinstance(node.get("pattern"), str) and (_LOOKAROUND.search(node["pattern"]) or "\\b" in node["pattern"]):
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and (_LOOKAROUND.search(pattern) or "\\b" in pattern):
             w.to_description(node, path, "pattern", "Anthropic strict regexes have no lookaround or \\b")
+        elif isinstance(pattern, str) and _has_backreference(pattern):
+            w.to_description(node, path, "pattern", f"Anthropic strict regexes have no backreferences; {_ENFORCED}")
+        w.false_branches(node, path)
         w.one_of_as_any_of(node, path)
         if "enum" in node and any(isinstance(v, (dict, list)) for v in node["enum"]):
-            w.blockers.append(f"{path or '(root)'}: an enum of objects or arrays")
+            w.block(path, "an enum of objects or arrays")
         if "$ref" in node and not str(node["$ref"]).startswith("#"):
-            w.blockers.append(f"{path or '(root)'}: a non-local $ref")
+            w.block(path, "a non-local $ref")
+        w.false_properties(node, path)
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:
             w.close(node, path)
@@ -318,21 +425,34 @@ _GEMINI_KEEP = (
 """JSON Schema keywords the Gemini ``Schema`` takes under the same (camelCase wire) names."""
 
 
-def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
-    """Gemini's OpenAPI-subset ``parameters``: upper-case types, ``nullable``, string enums, no maps."""
-    w = _Walker("gemini-openapi", tool, "input")
-    defs = schema.get("$defs", {})
+_GEMINI_DROPPED = (
+    *("title", "examples", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "format"),
+    *("allOf", "not", "if", "then", "else", "prefixItems", "contains", "minContains", "maxContains"),
+    *("patternProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies"),
+    *("unevaluatedItems", "unevaluatedProperties"),
+)
+"""Keywords the parameters form has no field for."""
 
-    def visit(node: Any, path: Path, depth: int = 0) -> dict[str, Any]:
-        if not isinstance(node, dict):
+
+def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
+    """Gemini's OpenAPI-subset ``parameters``: upper-case types, ``nullable``, string enums, no maps.
+
+    It has no references: each ``$ref`` is inlined, and a recursive one once, its recursion then
+    exported as a schema of the same type with nothing inside (a loss). ``true`` becomes an empty
+    schema; ``false`` is dropped where that means the same (a property of a closed object, an
+    ``anyOf`` branch, array items) and cannot be expressed anywhere else.
+    """
+    w = _Walker("gemini-openapi", tool, "input")
+
+    def visit(node: Any, path: Path, origin: Path, jumps: tuple[Path, ...] = ()) -> dict[str, Any]:
+        """``node`` (at ``path`` in the export, ``origin`` in the schema), after ``$ref`` jumps from ``jumps``."""
+        if node is True:
             return {}
-        if "$ref" in node:
-            name = str(node["$ref"]).removeprefix("#/$defs/")
-            if depth > 16 or name not in defs:
-                w.blockers.append(f"{path}: $ref {node['$ref']} cannot be inlined")
-                return {}
-            w.loss(path, "$ref", "inlined", "the parameters form has no references; the definition is copied in")
-            return visit({**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}, path, depth + 1)
+        if not isinstance(node, dict):
+            w.block(path, "false (no value), which the parameters form cannot express")
+            return {}
+        if isinstance(node.get("$ref"), str):
+            return inline(node, path, origin, jumps)
         out: dict[str, Any] = {}
         kind = node.get("type")
         if isinstance(kind, list):
@@ -349,7 +469,7 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
         for key in _GEMINI_KEEP:
             if key in node:
                 out[key] = node[key]
-        for key in ("title", "examples", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "format"):
+        for key in _GEMINI_DROPPED:
             if key in node:
                 w.loss(path, key, "dropped", f"the parameters form has no such field; {_ENFORCED}")
         if "const" in node or "enum" in node:
@@ -367,25 +487,31 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             out["format"] = "enum"
             out.setdefault("type", "STRING")
         for key in ("anyOf", "oneOf"):
-            if key in node:
-                options = [visit(sub, (*path, key, i), depth) for i, sub in enumerate(node[key])]
+            if isinstance(node.get(key), list):
+                branches = [(i, sub) for i, sub in enumerate(node[key]) if sub is not False]
+                options = [visit(sub, (*path, key, i), (*origin, key, i), jumps) for i, sub in branches]
                 real = [o for o in options if o.get("type") != "NULL"]
                 if len(real) < len(options):
                     out["nullable"] = True
                 if len(real) == 1:
                     out.update(real[0])
-                else:
+                elif real:
                     out["anyOf"] = real
+                else:
+                    w.block((*path, key), "no branch can match")
                 if key == "oneOf":
-                    w.loss(
-                        path,
-                        "oneOf",
-                        "rewritten as anyOf",
-                        _ONE_BRANCH,
-                    )
-        if "properties" in node:
-            out["properties"] = {k: visit(v, (*path, "properties", k), depth) for k, v in node["properties"].items()}
-            out["propertyOrdering"] = list(node["properties"])
+                    w.loss(path, "oneOf", "rewritten as anyOf", _ONE_BRANCH)
+        if isinstance(node.get("properties"), dict):
+            props = node["properties"]
+            for name in [n for n, sub in props.items() if sub is False]:
+                detail = f"a property whose schema is false may never be sent; this form cannot say so; {_ENFORCED}"
+                w.loss((*path, "properties", name), "false", "dropped", detail)
+            out["properties"] = {
+                k: visit(v, (*path, "properties", k), (*origin, "properties", k), jumps)
+                for k, v in props.items()
+                if v is not False
+            }
+            out["propertyOrdering"] = list(out["properties"])
             if node.get("required"):
                 out["required"] = list(node["required"])
             out.setdefault("type", "OBJECT")
@@ -403,11 +529,35 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
                 "dropped",
                 "this form cannot close an object; the runtime refuses extra keys",
             )
-        if isinstance(node.get("items"), dict):
-            out["items"] = visit(node["items"], (*path, "items"), depth)
+        items = node.get("items")
+        if items is False and "prefixItems" not in node:
+            out["maxItems"] = 0
+            w.loss(path, "items", "rewritten as maxItems: 0", "items: false allows only an empty array, as maxItems: 0")
+        elif isinstance(items, dict | bool) and items is not False:
+            out["items"] = visit(items, (*path, "items"), (*origin, "items"), jumps)
         return out
 
-    rewritten = visit(schema, ())
+    def inline(node: dict[str, Any], path: Path, origin: Path, jumps: tuple[Path, ...]) -> dict[str, Any]:
+        ref = node["$ref"]
+        target, why = locate(schema, ref)
+        if target is None:
+            w.block(path, f"$ref {ref} resolves to nothing: {why}")
+            return {}
+        _, found = resolve(schema, ref)
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        merged: Any = siblings if found is True else {**found, **siblings} if isinstance(found, dict) else found
+        if any(place[: len(target)] == target for place in (origin, *jumps)):  # inlining it again never ends
+            kind = merged.get("type") if isinstance(merged, dict) else None
+            detail = (
+                f"the parameters form has no references: {ref} is recursive, so it is inlined once and here"
+                f" exported with nothing inside; {_ENFORCED}"
+            )
+            w.loss(path, "$ref", "recursion cut", detail)
+            return {"type": _GEMINI_TYPES[kind]} if isinstance(kind, str) and kind in _GEMINI_TYPES else {}
+        w.loss(path, "$ref", "inlined", "the parameters form has no references; the definition is copied in")
+        return visit(merged, path, target, (*jumps, origin))
+
+    rewritten = visit(schema, (), ())
     if w.blockers:
-        return Rewrite({}, False, w.losses, "; ".join(w.blockers))
+        return Rewrite({}, False, w.losses, w.why(), list(w.blockers))
     return Rewrite(rewritten, True, w.losses)

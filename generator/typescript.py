@@ -8,6 +8,7 @@ from typing import Any
 
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import class_name
+from toolproof.generator.refs import ref_name, resolve
 from toolproof.runtime.errors import STANDARD_ERRORS
 
 __all__ = ["typescript_declarations"]
@@ -25,20 +26,32 @@ def _doc(text: str, indent: str) -> str:
 
 
 class _Types:
-    def __init__(self, root: Mapping[str, Any], prefix: str) -> None:
+    """The TypeScript of one schema; ``taken`` holds the type names the file has given already."""
+
+    def __init__(self, root: Mapping[str, Any], prefix: str, taken: set[str], whole: str) -> None:
         self.root = root
         self.prefix = prefix
-        self.named: dict[str, str] = {}
+        self.taken = taken
+        self.named: dict[str, str] = {"#": whole}  # a reference to the whole schema names its type
         self.blocks: list[str] = []
 
     def of(self, schema: Any, indent: str = "") -> str:
+        if schema is False:
+            return "never"
         if schema is True or not isinstance(schema, Mapping) or not schema:
             return "unknown"
-        if "$ref" in schema:
-            key = str(schema["$ref"]).removeprefix("#/$defs/")
+        if isinstance(schema.get("$ref"), str):
+            ref = schema["$ref"]
+            found, target = resolve(self.root, ref)
+            if not found:
+                return "unknown"
+            key = "#" if target is self.root else ref
             if key not in self.named:
-                name = self.named[key] = class_name(self.prefix, key)
-                target = self.root.get("$defs", {}).get(key, True)
+                name = class_name(self.prefix, ref_name(ref)) or self.prefix
+                while name in self.taken:
+                    name += "_"
+                self.taken.add(name)
+                self.named[key] = name
                 self.blocks.append(f"export type {name} = {self.of(target)};\n")
             return self.named[key]
         if "const" in schema:
@@ -76,9 +89,10 @@ class _Types:
 def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str:
     """Declarations of ``<Tool>Input``, ``<Tool>Output``, ``<Tool>ErrorCode`` and ``<Tool>Error``."""
     prefix = c.prefix
-    types = _Types(input_schema, prefix)
+    taken = {f"{prefix}{name}" for name in ("Name", "Input", "Output", "ErrorCode", "Error")}
+    types = _Types(input_schema, prefix, taken, f"{prefix}Input")
     input_type = types.of(input_schema)
-    out_types = _Types(c.output_schema, prefix)
+    out_types = _Types(c.output_schema, prefix, taken, f"{prefix}Output")
     output_type = out_types.of(c.output_schema)
     codes = [e.code for e in c.errors] + list(STANDARD_ERRORS)
     parts = [

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -156,6 +155,8 @@ def default_config(root: Path) -> ProjectConfig:
 
 
 def _table(path: Path) -> Mapping[str, Any] | None:
+    import tomllib  # here: outside any project no settings file is read, and its import costs ~2 ms
+
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -179,6 +180,36 @@ def _string(where: str, key: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ProjectError(where, f"{key} must be a non-empty string")
     return value
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _check_generated(where: str, root: Path, generated: str, others: Sequence[tuple[str, Path]]) -> None:
+    """Refuse a generated folder ``toolproof gen`` cannot own: gen makes that folder match the contracts.
+
+    Symlinks resolved, the folder must lie inside the project, not be the project folder itself, and
+    neither hold nor lie inside any of ``others`` (the contracts, handlers and tests folders).
+
+    Raises:
+        ProjectError: naming the setting and what it collides with.
+    """
+    folder = (root / generated).resolve()
+    setting = f"generated = {generated!r}"
+    own = "give the generated files a folder of their own, such as 'generated'"
+    if folder == root:
+        raise ProjectError(where, f"{setting} is the project folder itself; {own}")
+    if not _inside(folder, root):
+        raise ProjectError(where, f"{setting} lies outside the project folder (it is {folder}); {own}")
+    if folder.exists() and not folder.is_dir():
+        raise ProjectError(where, f"{setting} is a file, not a folder; {own}")
+    for name, other in others:
+        other = other.resolve()
+        if _inside(folder, other) or _inside(other, folder):
+            relation = "is" if folder == other else "lies inside" if _inside(folder, other) else "holds"
+            shown = other.relative_to(root).as_posix() if _inside(other, root) else str(other)
+            raise ProjectError(where, f"{setting} {relation} the {name} folder '{shown}'; {own}")
 
 
 def load_config(config_file: Path) -> ProjectConfig:
@@ -213,14 +244,18 @@ def load_config(config_file: Path) -> ProjectConfig:
     export, lint = table.get("export", {}), table.get("lint", {})
     if not isinstance(export, Mapping) or not isinstance(lint, Mapping):
         raise ProjectError(where, "export and lint must be tables")
+    contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
+    source_roots = tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."])))
+    handler_folders = [("handlers", p.joinpath(*handlers.split("."))) for p in source_roots or (root,)]
+    _check_generated(where, root, generated, [("contracts", contracts), *handler_folders, ("tests", root / "tests")])
     return ProjectConfig(
         root=root,
         config_file=config_file,
-        contracts=root / _string(where, "contracts", table.get("contracts", "contracts")),
+        contracts=contracts,
         generated=root / generated,
         package=package,
         handlers=handlers,
-        source_roots=tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."]))),
+        source_roots=source_roots,
         include=include,
         resources=resources,
         command=_string(where, "command", table.get("command", "toolproof gen")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
@@ -48,7 +49,7 @@ def test_check_names_stale_missing_and_orphaned_files(runner: CliRunner, tmp_pat
         contract.read_text(encoding="utf-8").replace("Echo a word back.", "Echo one word."), encoding="utf-8"
     )
     (root / "generated" / "tests" / "test_echo.py").unlink()
-    (root / "generated" / "leftover.py").write_text("x = 1\n", encoding="utf-8")
+    shutil.copy(root / "generated" / "echo.py", root / "generated" / "leftover.py")  # once written by gen
 
     result = runner.invoke(cli, ["gen", "--check", "--project", str(root)])
 
@@ -64,14 +65,21 @@ def test_check_names_stale_missing_and_orphaned_files(runner: CliRunner, tmp_pat
 
 def test_gen_removes_orphans(runner: CliRunner, tmp_path: Path) -> None:
     root = _project(tmp_path)
+    shout = MINIMAL.read_text(encoding="utf-8").replace("name: echo", "name: shout")
+    (root / "contracts" / "shout.yaml").write_text(shout, encoding="utf-8")
     runner.invoke(cli, ["gen", "--project", str(root)])
+    (root / "contracts" / "shout.yaml").unlink()
     (root / "generated" / "old").mkdir()
-    (root / "generated" / "old" / "gone.json").write_text("{}", encoding="utf-8")
+    shutil.move(root / "generated" / "shout.py", root / "generated" / "old" / "gone.py")
 
     result = runner.invoke(cli, ["gen", "--project", str(root)])
 
-    assert "removed generated/old/gone.json" in result.output
+    assert result.exit_code == 0, result.output
+    assert "removed generated/exports/jsonschema/shout.json" in result.output  # JSON: listed in the MANIFEST
+    assert "removed generated/tests/test_shout.py" in result.output  # text: carries the header
+    assert "removed generated/old/gone.py" in result.output
     assert not (root / "generated" / "old").exists()
+    assert not (root / "generated" / "exports" / "vectors" / "shout.json").exists()
 
 
 def test_gen_refuses_to_write_when_a_contract_is_invalid(runner: CliRunner, tmp_path: Path) -> None:
@@ -143,3 +151,97 @@ def test_a_tab_in_a_contract_is_reported_where_it_stands(runner: CliRunner, tmp_
         "contracts/echo.yaml:10:3: error [TP003] YAML does not allow tabs for indentation; use spaces",
         "1 error(s), 0 warning(s) in contracts",
     ]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("generated", "why"),
+    [
+        (".", "generated = '.' is the project folder itself"),
+        ("./", "generated = './' is the project folder itself"),
+        ("contracts", "generated = 'contracts' is the contracts folder 'contracts'"),
+        ("contracts/gen", "generated = 'contracts/gen' lies inside the contracts folder 'contracts'"),
+        ("handlers", "generated = 'handlers' is the handlers folder 'handlers'"),
+        ("handlers/gen", "generated = 'handlers/gen' lies inside the handlers folder 'handlers'"),
+        ("tests", "generated = 'tests' is the tests folder 'tests'"),
+        ("tests/gen", "generated = 'tests/gen' lies inside the tests folder 'tests'"),
+        ("src", "generated = 'src' holds the handlers folder 'src/handlers'"),
+        ("../victim", "generated = '../victim' lies outside the project folder"),
+        ("pyproject.toml", "generated = 'pyproject.toml' is a file, not a folder"),
+        ("link", "generated = 'link' lies outside the project folder"),
+    ],
+)
+def test_gen_refuses_a_generated_folder_it_cannot_own_and_touches_nothing(
+    runner: CliRunner, tmp_path: Path, generated: str, why: str
+) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me\n", encoding="utf-8")
+    (tmp_path / "proj").mkdir()
+    root = _project(tmp_path / "proj")
+    (root / "link").symlink_to(victim)
+    (root / "handlers").mkdir()
+    (root / "handlers" / "echo.py").write_text("def handle(args, ctx): ...\n", encoding="utf-8")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mine.py").write_text("def test_it() -> None: ...\n", encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    roots = '["src"]' if generated == "src" else '["."]'
+    settings = f'[tool.toolproof]\ngenerated = "{generated}"\npackage = "gen"\nsource-roots = {roots}\n'
+    (root / "pyproject.toml").write_text(settings, encoding="utf-8")
+    before = _tree(tmp_path)
+
+    for command in (["gen"], ["gen", "--check"], ["lint"]):
+        result = runner.invoke(cli, [*command, "--project", str(root)])
+
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"toolproof: {(root / 'pyproject.toml').resolve()}: {why}")
+        assert result.stderr.endswith("; give the generated files a folder of their own, such as 'generated'\n")
+    assert _tree(tmp_path) == before
+
+
+REFS = """\
+    d: {$ref: "#/definitions/s"}
+    a: {$ref: "#str"}
+    e: {$ref: "#/$defs/a~1b"}
+    p: {$ref: "#/$defs/a%25b"}
+    again: {$ref: "#"}
+  definitions:
+    s: {type: string}
+  $defs:
+    anchored: {$anchor: str, type: string}
+    a/b: {type: integer}
+    a%b: {type: boolean}
+"""
+
+BOOLEANS = """\
+    anything: true
+    never: false
+    ref: {$ref: "#/$defs/b"}
+    empty: {type: array, items: false}
+    either: {anyOf: [false, {type: string}]}
+  $defs:
+    b: true
+"""
+
+
+@pytest.mark.parametrize("extra", [REFS, BOOLEANS], ids=["every documented $ref form", "boolean subschemas"])
+def test_lint_and_gen_take_schemas_json_schema_allows(runner: CliRunner, tmp_path: Path, extra: str) -> None:
+    root = _project(tmp_path)
+    contract = root / "contracts" / "echo.yaml"
+    text = contract.read_text(encoding="utf-8")
+    fields, _, defs = extra.partition("  $defs:\n") if extra is BOOLEANS else extra.partition("  definitions:\n")
+    defs = ("  $defs:\n" if extra is BOOLEANS else "  definitions:\n") + defs
+    text = text.replace("    word: {type: string, minLength: 1}\n", "    word: {type: string, minLength: 1}\n" + fields)
+    text = text.replace("  additionalProperties: false\n", "  additionalProperties: false\n" + defs, 1)
+    contract.write_text(text, encoding="utf-8")
+
+    lint = runner.invoke(cli, ["lint", "--project", str(root)])
+    gen = runner.invoke(cli, ["gen", "--project", str(root)])
+
+    assert lint.exit_code == 0, lint.output
+    assert "TP403" not in lint.output and "internal error" not in lint.output
+    assert gen.exit_code == 0, gen.output

@@ -149,7 +149,10 @@ def test_a_tool_set_over_openai_limits_fails_lint(runner: CliRunner, tmp_path: P
 
     assert result.exit_code == 1
     # 1002: strict mode adds null to the enum of an optional field.
-    assert "provider limit: openai: 1002 enum values in one request; OpenAI allows at most 1000" in result.stderr
+    assert (
+        "contracts/echo.yaml:10:18: error [TP403] provider limit: openai: echo:input/properties/pick/enum: "
+        "1002 enum values in one request; OpenAI allows at most 1000"
+    ) in result.stderr.splitlines()
 
 
 def test_accepted_losses_are_neither_shown_nor_errors_under_strict_export(runner: CliRunner, tmp_path: Path) -> None:

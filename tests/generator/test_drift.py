@@ -1,4 +1,4 @@
-"""`gen --check` names what differs, and says when another toolproof version wrote the files."""
+"""`gen --check` names what differs and who wrote it; gen overwrites and deletes only the files it wrote."""
 
 from __future__ import annotations
 
@@ -6,15 +6,19 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from toolproof import __version__
 from toolproof.cli import cli
+from toolproof.generator import load_project
+from toolproof.generator.render import Drift, GeneratedFolderError, is_stamped, write_all
 
 CASE = Path(__file__).parent / "cases" / "minimal"
 
 
 def _project(tmp_path: Path) -> Path:
+    tmp_path.mkdir(exist_ok=True)
     shutil.copytree(CASE / "contracts", tmp_path / "contracts")
     (tmp_path / "toolproof.toml").write_text("[tool.toolproof]\n", encoding="utf-8")
     assert CliRunner().invoke(cli, ["gen", "--project", str(tmp_path)]).exit_code == 0
@@ -56,3 +60,104 @@ def test_the_project_command_setting_is_named_in_headers_and_messages(tmp_path: 
     assert check.exit_code == 1
     assert check.stderr == "generated/ is out of date; run `make tools`\n"
     assert "run `make tools`." in (project / "generated" / "__init__.py").read_text(encoding="utf-8")
+
+
+def test_files_gen_did_not_write_are_left_alone_and_named_in_a_warning(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    mine = {
+        "generated/NOTES.md": b"# Notes on the generated package\n",
+        "generated/extra.json": b"{}\n",
+        "generated/tests/conftest.py": b"import pytest\n",
+    }
+    for path, data in mine.items():
+        (project / path).write_bytes(data)
+
+    check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+    gen = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+    warnings = [
+        "warning: generated/NOTES.md: not written by toolproof (no @generated header); gen leaves it alone",
+        "warning: generated/extra.json: not written by toolproof (a JSON file its MANIFEST.json does not list);"
+        " gen leaves it alone",
+        "warning: generated/tests/conftest.py: not written by toolproof (no @generated header); gen leaves it alone",
+    ]
+    assert check.exit_code == 0, check.output  # gen cannot change them, so they do not make the folder stale
+    assert check.stderr.splitlines() == warnings
+    assert gen.exit_code == 0, gen.output
+    assert gen.stderr.splitlines() == warnings
+    assert "removed" not in gen.stdout
+    assert {path: (project / path).read_bytes() for path in mine} == mine
+
+
+def test_gen_refuses_to_overwrite_a_file_it_did_not_write_and_writes_nothing(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    contract = project / "contracts" / "echo.yaml"
+    contract.write_text(contract.read_text(encoding="utf-8").replace("Echo a word back.", "Echo."), encoding="utf-8")
+    stub = project / "generated" / "echo.py"
+    stub.write_text("def handle() -> None: ...\n", encoding="utf-8")
+    manifest = (project / "generated" / "MANIFEST.json").read_bytes()
+
+    check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+    gen = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+    assert check.exit_code == 1
+    assert "conflict: generated/echo.py: not written by toolproof (no @generated header)" in check.stdout.splitlines()
+    assert gen.exit_code == 1
+    assert gen.stderr.splitlines() == [
+        "error: generated/echo.py: not written by toolproof (no @generated header)",
+        "generated/: files toolproof did not write stand where gen writes, and gen overwrites only its own; "
+        "move them away and run `toolproof gen`; nothing written",
+    ]
+    assert stub.read_text(encoding="utf-8") == "def handle() -> None: ...\n"
+    assert (project / "generated" / "MANIFEST.json").read_bytes() == manifest
+
+
+def test_a_json_file_is_ours_only_when_the_manifest_lists_it(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / "generated" / "MANIFEST.json").write_text('{"files": {}}\n', encoding="utf-8")  # not toolproof's
+    vectors = project / "generated" / "exports" / "vectors" / "echo.json"
+    vectors.write_text("{}\n", encoding="utf-8")
+
+    drift = Drift(project, load_project(project).render())
+
+    assert drift.conflicts == [
+        "generated/MANIFEST.json: not written by toolproof (a JSON file its MANIFEST.json does not list)",
+        "generated/exports/vectors/echo.json: not written by toolproof (a JSON file its MANIFEST.json does not list)",
+    ]
+
+
+def test_gen_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = _project(tmp_path / "proj")
+    shutil.rmtree(project / "generated" / "docs")
+    (project / "generated" / "docs").symlink_to(outside)
+    (project / "generated" / "echo.py").unlink()
+    (project / "generated" / "echo.py").symlink_to(outside / "echo.py")
+
+    result = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[:2] == [
+        "error: generated/docs/echo.md: its folder leads out of generated/ through a symbolic link",
+        "error: generated/echo.py: a symbolic link, which gen never writes",
+    ]
+    assert list(outside.iterdir()) == []
+
+
+def test_write_all_refuses_the_project_folder_itself(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\n", encoding="utf-8")
+
+    with pytest.raises(GeneratedFolderError):
+        write_all(tmp_path, {"./MANIFEST.json": "{}\n"}, ".")
+
+    assert [p.name for p in tmp_path.iterdir()] == ["pyproject.toml"]
+
+
+@pytest.mark.parametrize("case", ["minimal", "types", "toolsets"])
+def test_every_generated_text_file_carries_the_stamp_that_proves_it_ours(case: str) -> None:
+    files = load_project(CASE.parent / case).render()
+
+    unstamped = [p for p, text in files.items() if not p.endswith(".json") and not is_stamped(text.encode("utf-8"))]
+
+    assert unstamped == []

@@ -6,13 +6,16 @@ output. After a deliberate generator change run ``make golden`` and read the dif
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from toolproof.generator import load_project
 
-CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
+CASES_DIR = Path(__file__).parent / "cases"
+CASES = sorted(p for p in CASES_DIR.iterdir() if p.is_dir())
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -37,3 +40,34 @@ def test_rendering_twice_gives_identical_bytes() -> None:
 def test_generated_python_compiles(case: Path) -> None:
     for path in sorted((case / "generated").rglob("*.py")):
         compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_generated_stubs_pass_mypy_strict(case: Path, tmp_path: Path) -> None:
+    from mypy import api
+
+    stubs = sorted(str(p) for p in (case / "generated").glob("*.py"))
+
+    out, err, status = api.run(["--strict", "--cache-dir", str(tmp_path), "--no-error-summary", *stubs])
+
+    assert status == 0, out + err
+
+
+def _module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_error_factories_take_escaped_keywords_and_keep_the_placeholder_names() -> None:
+    names = _module(CASES_DIR / "names" / "generated" / "names.py", "golden_names")
+
+    error = names.refused(from_="a", params_="b", str_="c", ToolError_="d")
+    klass = names.class__(dict_={"q": "x"})
+
+    assert (error.code, error.message) == ("refused", "no a for b: c d")
+    assert error.params == {"from": "a", "params": "b", "str": "c", "ToolError": "d"}
+    assert (klass.code, klass.message, klass.params) == ("class", 'class {"q": "x"}', {"dict": {"q": "x"}})
+    assert names.class_(object_=1).code == "class_"

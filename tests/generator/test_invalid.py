@@ -104,6 +104,32 @@ def test_two_names_for_one_module_are_reported(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("__init__", "__init__"),
+        ("__main__", "__main__"),
+        ("contracts", "contracts"),
+        ("Tests", "tests"),
+        ("docs", "docs"),
+        ("exports", "exports"),
+    ],
+)
+def test_a_tool_whose_module_is_a_name_the_generated_package_keeps_is_refused(
+    tmp_path: Path, name: str, module: str
+) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / f"{module}.yaml").write_text(ECHO.format(name=name), encoding="utf-8")
+
+    project = load_project(tmp_path)
+
+    assert [str(p) for p in project.problems if p.level is Level.ERROR] == [
+        f"contracts/{module}.yaml:1:7: error [TP104] tool '{name}' maps to module '{module}', a name the generated"
+        " package keeps for itself (__init__, __main__, contracts, docs, exports, tests); rename the tool"
+    ]
+
+
 def test_an_error_without_an_example_is_a_warning_not_an_error(tmp_path: Path) -> None:
     folder = tmp_path / "contracts"
     folder.mkdir()

@@ -122,8 +122,8 @@ CASES: dict[str, Case] = {
     ),
     "TP403": Case(
         {"echo.yaml": _echo().replace("    word: {type: string}", "    word: {type: string}\n    a-b: {type: string}")},
-        "contracts:1:1: error [TP403] provider limit: gemini-openapi: tool 'echo' has a property name Gemini "
-        "refuses: 'a-b'",
+        "contracts/echo.yaml:10:10: error [TP403] provider limit: gemini-openapi: echo:input/properties/a-b: Gemini "
+        "refuses the property name 'a-b': a name must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$",
     ),
     "TP404": Case(
         {"echo.yaml": MINIMAL.read_text(encoding="utf-8")},

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from toolproof.generator.transforms import (
     anthropic_schema,
     gemini_json_schema,
@@ -99,7 +101,7 @@ def test_openai_strict_gives_up_on_maps_and_says_why() -> None:
 
     assert not rewrite.strict
     assert rewrite.schema == schema
-    assert rewrite.why_not_strict == "('properties', 'tags'): a map (additionalProperties with a schema)"
+    assert rewrite.why_not_strict == "/properties/tags: a map (additionalProperties with a schema)"
     assert [loss.action for loss in rewrite.losses] == ["exported non-strict"]
 
 
@@ -199,3 +201,209 @@ def test_rewrites_never_change_their_input() -> None:
     gemini_openapi_schema(HARD, "t")
 
     assert before == HARD
+
+
+def _with(position: str, sub: bool) -> dict[str, Any]:
+    """An input schema with the boolean schema ``sub`` at ``position``."""
+    wraps: dict[str, dict[str, Any]] = {
+        "property": {"properties": {"x": sub}},
+        "items": {"properties": {"x": {"type": "array", "items": sub}}},
+        "prefixItems": {"properties": {"x": {"type": "array", "prefixItems": [sub], "minItems": 1, "maxItems": 1}}},
+        "additionalProperties": {"additionalProperties": sub},
+        "a map's values": {"properties": {"x": {"type": "object", "additionalProperties": sub}}},
+        "anyOf": {"properties": {"x": {"anyOf": [sub, {"type": "string"}]}}},
+        "oneOf": {"properties": {"x": {"oneOf": [sub, {"type": "string"}]}}},
+        "allOf": {"properties": {"x": {"allOf": [sub]}}},
+        "not": {"properties": {"x": {"not": sub}}},
+        "if/then/else": {"properties": {"x": {"if": sub, "then": sub, "else": sub}}},
+        "contains": {"properties": {"x": {"type": "array", "contains": sub}}},
+        "patternProperties": {"properties": {"x": {"type": "object", "patternProperties": {"^a": sub}}}},
+        "propertyNames": {"properties": {"x": {"type": "object", "propertyNames": sub}}},
+        "dependentSchemas": {"properties": {"x": {"type": "object", "dependentSchemas": {"a": sub}}}},
+        "unevaluatedProperties": {"properties": {"x": {"type": "object", "unevaluatedProperties": sub}}},
+        "unevaluatedItems": {"properties": {"x": {"type": "array", "unevaluatedItems": sub}}},
+        "contentSchema": {"properties": {"x": {"type": "string", "contentSchema": sub}}},
+        "$defs through $ref": {"properties": {"x": {"$ref": "#/$defs/b"}}, "$defs": {"b": sub}},
+        "definitions through $ref": {"properties": {"x": {"$ref": "#/definitions/b"}}, "definitions": {"b": sub}},
+    }
+    return {"type": "object", **wraps[position]}
+
+
+POSITIONS = [
+    *("property", "items", "prefixItems", "additionalProperties", "a map's values", "anyOf", "oneOf", "allOf"),
+    *("not", "if/then/else", "contains", "patternProperties", "propertyNames", "dependentSchemas"),
+    *("unevaluatedProperties", "unevaluatedItems", "contentSchema", "$defs through $ref", "definitions through $ref"),
+]
+REWRITES = {
+    "openai": lambda s: openai_strict_schema(s, "t"),
+    "anthropic": lambda s: anthropic_schema(s, "t"),
+    "gemini": lambda s: gemini_json_schema(s, "t", "input"),
+    "gemini-openapi": lambda s: gemini_openapi_schema(s, "t"),
+}
+
+
+@pytest.mark.parametrize("sub", [True, False], ids=["true", "false"])
+@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("provider", list(REWRITES))
+def test_every_rewrite_takes_a_boolean_schema_wherever_a_schema_may_stand(
+    provider: str, position: str, sub: bool
+) -> None:
+    schema = _with(position, sub)
+
+    rewrite = REWRITES[provider](schema)
+
+    # A rewrite either keeps the meaning (strict) or says where and why it could not.
+    assert rewrite.strict or (rewrite.why_not_strict and rewrite.blockers)
+    assert all(isinstance(loss.path, tuple) for loss in rewrite.losses)
+    assert "(" not in (rewrite.why_not_strict or "")[:1]  # places are JSON pointers, never Python tuples
+
+
+def test_a_false_property_is_dropped_from_strict_exports_and_recorded() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "never": False}, "required": ["a"]}
+
+    openai, anthropic = openai_strict_schema(schema, "t"), anthropic_schema(schema, "t")
+
+    for rewrite in (openai, anthropic):
+        assert rewrite.strict
+        assert list(rewrite.schema["properties"]) == ["a"]
+        assert ("/properties/never", "false", "dropped") in _actions(rewrite.losses)
+
+
+def test_a_true_property_blocks_strict_at_its_pointer() -> None:
+    schema = {"type": "object", "properties": {"any": True}}
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert not rewrite.strict
+    assert rewrite.blockers == [(("properties", "any"), "true (any value), which OpenAI strict mode cannot type")]
+    assert rewrite.why_not_strict == "/properties/any: true (any value), which OpenAI strict mode cannot type"
+
+
+def test_gemini_openapi_expresses_boolean_schemas_where_it_can() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "any": True,
+            "never": False,
+            "empty": {"type": "array", "items": False},
+            "either": {"anyOf": [False, {"type": "string"}]},
+            "ref": {"$ref": "#/$defs/b"},
+        },
+        "$defs": {"b": True},
+    }
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert rewrite.strict
+    assert rewrite.schema["properties"] == {
+        "any": {},
+        "empty": {"type": "ARRAY", "maxItems": 0},
+        "either": {"type": "STRING"},
+        "ref": {},
+    }
+    assert {
+        ("/properties/never", "false", "dropped"),
+        ("/properties/empty", "items", "rewritten as maxItems: 0"),
+        ("/properties/ref", "$ref", "inlined"),
+    } <= _actions(rewrite.losses)
+
+
+REFS = {
+    "a pointer into definitions": ("#/definitions/s", {"definitions": {"s": {"type": "string"}}}),
+    "an anchor": ("#str", {"$defs": {"s": {"$anchor": "str", "type": "string"}}}),
+    "an escaped pointer": ("#/$defs/a~1b", {"$defs": {"a/b": {"type": "string"}}}),
+    "a percent-escaped pointer": ("#/$defs/a%25b", {"$defs": {"a%b": {"type": "string"}}}),
+}
+
+
+@pytest.mark.parametrize("name", list(REFS))
+def test_gemini_openapi_inlines_every_form_of_local_ref(name: str) -> None:
+    ref, defs = REFS[name]
+    schema = {"type": "object", "properties": {"x": {"$ref": ref}}, **defs}
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert rewrite.strict, rewrite.why_not_strict
+    assert rewrite.schema["properties"]["x"] == {"type": "STRING"}
+
+
+def test_gemini_openapi_inlines_a_recursive_ref_once_and_records_the_cut() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/node"}, "again": {"$ref": "#"}},
+        "$defs": {"node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}}},
+    }
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert rewrite.strict
+    assert rewrite.schema["properties"]["tree"]["properties"]["child"] == {"type": "OBJECT"}
+    assert rewrite.schema["properties"]["again"] == {"type": "OBJECT"}
+    assert {
+        ("/properties/tree", "$ref", "inlined"),
+        ("/properties/tree/properties/child", "$ref", "recursion cut"),
+        ("/properties/again", "$ref", "recursion cut"),
+    } <= _actions(rewrite.losses)
+
+
+def test_strict_exports_write_a_ref_to_an_anchor_as_a_json_pointer() -> None:
+    ref, defs = REFS["an anchor"]
+    schema = {"type": "object", "properties": {"x": {"$ref": ref}}, "required": ["x"], **defs}
+
+    for rewrite in (openai_strict_schema(schema, "t"), anthropic_schema(schema, "t")):
+        assert rewrite.schema["properties"]["x"] == {"$ref": "#/$defs/s"}
+        assert "$anchor" not in rewrite.schema["$defs"]["s"]
+        assert ("/properties/x", "$ref", "rewritten as a JSON pointer") in _actions(rewrite.losses)
+
+
+def test_anthropic_refuses_strict_for_a_recursive_schema_at_the_recursion() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/node"}},
+        "$defs": {"node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}}},
+    }
+
+    rewrite = anthropic_schema(schema, "t")
+
+    assert rewrite.why_not_strict == (
+        "/$defs/node/properties/child: a recursive $ref (#/$defs/node), which Anthropic strict mode refuses"
+    )
+
+
+@pytest.mark.parametrize("pattern", ["(a)\\1", "(?<x>a)\\k<x>", "^(ab)+\\1$"])
+def test_anthropic_moves_a_pattern_with_a_backreference_to_the_description(pattern: str) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}}
+
+    rewrite = anthropic_schema(schema, "t")
+
+    assert "pattern" not in rewrite.schema["properties"]["x"]
+    assert ("/properties/x", "pattern", "moved to description") in _actions(rewrite.losses)
+
+
+def test_anthropic_keeps_a_pattern_whose_digit_escape_is_no_backreference() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": "^[\\1-9]\\d$"}}}
+
+    assert anthropic_schema(schema, "t").schema["properties"]["x"]["pattern"] == "^[\\1-9]\\d$"
+
+
+TUPLE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"pair": {"type": "array", "prefixItems": [{"type": "string"}], "items": False, "minItems": 1}},
+}
+
+
+def test_anthropic_drops_items_false_with_the_prefix_items_it_moves_to_the_description() -> None:
+    rewrite = anthropic_schema(TUPLE, "t")
+
+    assert rewrite.strict
+    assert "items" not in rewrite.schema["properties"]["pair"]  # alone, items: false would allow only []
+    assert "prefixItems" in rewrite.schema["properties"]["pair"]["description"]
+    assert ("/properties/pair", "items", "dropped") in _actions(rewrite.losses)
+
+
+def test_openai_exports_a_closed_tuple_non_strict_as_written() -> None:
+    rewrite = openai_strict_schema(TUPLE, "t")
+
+    assert not rewrite.strict
+    assert rewrite.schema["properties"]["pair"] == TUPLE["properties"]["pair"]
+    assert rewrite.why_not_strict == "/properties/pair: an array without typed items"

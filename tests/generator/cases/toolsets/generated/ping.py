@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal, Never, Protocol, TypedDict
+from typing import Any, Final, Literal, Never, Protocol, TypedDict
 
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.errors import ToolError
