@@ -3,12 +3,17 @@
 ``POST /tools/{name}`` takes the arguments as a JSON body and answers 200 with
 the tool's output, or the catalogued error as ``{code, message, hint}`` (and
 ``output``, the object the contract's ``render.error_output`` builds) under
-the status its contract gives it (400 when the body is not JSON, 422 when it
-breaks the input schema). ``GET /openapi.json`` serves the document ``make gen``
+the status its contract gives it (400 when the body is not a JSON object, 422
+when it breaks the input schema). The body is read as every transport reads
+arguments (``json_value``: integers of any size exact, no NaN or infinity, a
+byte order mark ignored as on ``/mcp``), and what is wrong with it is worded
+by the runtime, as for the CLI and MCP. ``GET /openapi.json`` serves the document ``make gen``
 wrote, with the input schemas this runtime serves (dynamic enums included). The
 ``X-Toolproof-Session`` header names the caller's session.
 
-What a caller can make the app hold is bounded (``HttpLimits``): a body that
+What a caller can make the app hold is bounded (``HttpLimits``): a body whose
+``Content-Length`` passes the argument cap gets 413 at once, one that passes it
+as it comes (chunked) 413 then, and both close the connection; a body that
 does not arrive within ``body_timeout`` gets 408 and the connection closes; at
 most ``max_calls`` tool calls run at once, each in a thread of the app's own
 (``Calls``), never on the event loop; a response is never built whole when
@@ -35,7 +40,7 @@ import orjson
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
-from toolproof.runtime.result import json_bytes, json_size
+from toolproof.runtime.result import json_bytes, json_size, json_value
 from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.serve.limits import HttpLimits
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
@@ -48,6 +53,7 @@ __all__ = [
     "Calls",
     "HttpApp",
     "HttpLimits",
+    "declared_length",
     "header",
     "headers",
     "json_headers",
@@ -135,33 +141,27 @@ class HttpApp:
         await _json(send, 404, {"code": "not_found", "message": f"no route {path}"})
 
     async def _call(self, scope: Scope, receive: Receive, send: Send, name: str) -> None:
-        try:
-            async with asyncio.timeout(self.limits.body_timeout):
-                body = await read_body(receive, self.max_body)
-        except TimeoutError:
-            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
-            await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
-            return
+        declared = declared_length(scope)
+        body = None
+        if declared is None or declared <= self.max_body:  # else refused before a byte of it is awaited
+            try:
+                async with asyncio.timeout(self.limits.body_timeout):
+                    body = await read_body(receive, self.max_body)
+            except TimeoutError:
+                message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+                await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
+                return
         if body is None:  # and the rest of it is not wanted: the connection closes
             message = f"Invalid arguments: $: the body is larger than {self.max_body} bytes"
             await _json(send, 413, {"code": INVALID_ARGUMENTS, "message": message}, close=True)
             return
-        try:
-            parsed = orjson.loads(body) if body.strip() else None
-        except orjson.JSONDecodeError:
-            parsed = None
-        if not isinstance(parsed, dict):
-            message = "Invalid arguments: $: the body must be a JSON object"
-            await _json(send, 400, {"code": INVALID_ARGUMENTS, "message": message})
-            return
-        del body
         session = header(scope, SESSION_HEADER)
         if not await self.calls.acquire(1, self.limits.queue_timeout):
             await _busy(send, "tool calls")
             return
         try:
-            answer = await self.calls.run(self._answer, name, parsed, session, kind=name)
-            del parsed
+            answer = await self.calls.run(self._answer, name, body, session, kind=name)
+            del body
             share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
             if share and not await self.responses.acquire(share, self.limits.queue_timeout):
                 await _busy(send, "responses")
@@ -174,13 +174,25 @@ class HttpApp:
             if share:
                 self.responses.release(share)
 
-    def _answer(self, name: str, arguments: dict[str, Any], session: str | None) -> _Answer:
-        """Run the call, size its answer, and write it when small (in a thread: sizing a large one takes a while)."""
-        result = self.runtime.call(name, arguments, session=session)
+    def _answer(self, name: str, body: bytes, session: str | None) -> _Answer:
+        """Read the body, run the call, size its answer, and write it when small.
+
+        In a thread: reading a large body and sizing a large answer take a while.
+        A body that is not a JSON object goes to the runtime as it came, which
+        says what is wrong with it in the words it uses for every transport.
+        """
+        try:
+            arguments = json_value(body)
+        except (ValueError, RecursionError):
+            arguments = None
+        is_object = isinstance(arguments, dict)
+        result = self.runtime.call(name, arguments if is_object else body, session=session)
+        del arguments
         if result.error is None:
             status, payload = 200, result.output
         else:
-            status, payload = self._status[name].get(result.error.code, 422), result.error.to_dict()
+            status = self._status[name].get(result.error.code, 422) if is_object else 400
+            payload = result.error.to_dict()
         size = json_size(payload, self.max_response)
         if size is None:  # a value json_size cannot count (an integer beyond 64 bits, say): piece by piece
             size = _encoded_size(payload, self.max_response)
@@ -219,6 +231,20 @@ def header(scope: Scope, name: str) -> str | None:
     """The value of the request header ``name`` (matched case-insensitively; the first when repeated), or None."""
     value = headers(scope).get(name.lower())
     return None if value is None else bytes(value).decode("latin-1")
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The body length the request's ``Content-Length`` declares; None when it declares none (chunked, say).
+
+    Read before the body, so that a body too large is refused at once, not
+    after it has come (or failed to come) whole. The server's parser has
+    refused a malformed header already; any it let through counts as none.
+    """
+    value = headers(scope).get("content-length")
+    if value is None:
+        return None
+    value = bytes(value).strip()
+    return int(value) if value.isdigit() and len(value) <= 20 else None
 
 
 async def read_body(receive: Receive, limit: int) -> bytes | None:

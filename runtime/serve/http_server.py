@@ -12,7 +12,10 @@ protocol, extended here, adds what is missing:
 - a **head size limit**: a request head (request line and headers) over
   ``MAX_HEAD_BYTES`` gets 400 and the connection closes. httptools has no
   limit of its own and holds a header line whole before it hands it on, so
-  the bytes received while a head is awaited are counted too;
+  the bytes received while a head is awaited are counted too. Behind
+  pipelined requests, reading stops at once, and the requests in hand are
+  answered in full first (within the calls' own bounds); so is a request
+  head that is not HTTP at all;
 - a **connection limit**: a connection beyond ``max_connections`` takes the
   place of the one that has waited longest for its request (idle, or with a
   head or body half-sent), which is answered 503 and closed; when every
@@ -48,9 +51,11 @@ kernel spreads new connections over the workers' sockets.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import resource
 import socket
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar, Final, Protocol
 
@@ -132,6 +137,8 @@ class _Guarded(HttpToolsProtocol):
         """Whether the parser has begun a request it has not finished."""
         self._too_large = False
         self._stall_timer: asyncio.TimerHandle | None = None
+        self._last_word: Callable[[], None] | None = None
+        """What refuses a bad head once the requests in hand before it are answered (it stops reading meanwhile)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if len(self.connections) >= self.limits.max_connections and not self._evict_one():
@@ -171,9 +178,14 @@ class _Guarded(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._refused or self.transport.is_closing():
             return
+        if self._refusing():  # what follows a bad head is dropped; finishing an answer resumed reading
+            self.transport.pause_reading()
+            return
         if self._in_head:
             self._received += len(data)
         super().data_received(data)  # a parse error (a head too large included) is answered 400 and closes
+        if self._refusing():  # ... once the requests before it are answered
+            return
         if self._in_head and self._received > MAX_HEAD_BYTES and not self.transport.is_closing():
             self._refuse_head()  # httptools holds a header line whole until it ends: stop it growing
             return
@@ -186,15 +198,36 @@ class _Guarded(HttpToolsProtocol):
         if self._too_large:  # what stopped the parser; else uvicorn answers that the request is not HTTP
             self._refuse_head()
             return
-        super().send_400_response(msg)
+        self._after_answers(functools.partial(super().send_400_response, msg))
 
     def _refuse_head(self) -> None:
-        """Close on a head over ``MAX_HEAD_BYTES``, saying why unless an earlier request is being answered."""
-        self._stop_head_timer()
-        cycle = self.cycle
-        if cycle is None or cycle.response_complete:
-            self.transport.write(_HEAD_TOO_LARGE)
+        """Answer a head over ``MAX_HEAD_BYTES`` with 400 and close, once the requests before it are answered."""
+        self._after_answers(self._close_with_head_too_large)
+
+    def _close_with_head_too_large(self) -> None:
+        self.transport.write(_HEAD_TOO_LARGE)
         self.transport.close()
+
+    def _after_answers(self, last_word: Callable[[], None]) -> None:
+        """Run ``last_word`` (which answers and closes) now, or once every request in hand is answered.
+
+        Until then nothing more is read: the client's bytes wait in the kernel's
+        buffers, and the client, when it writes, waits too. The requests in hand are
+        bounded as any are (call timeouts, ``queue_timeout``, ``send_timeout``).
+        """
+        if self._refusing():  # the first reason stands
+            return
+        self._stop_head_timer()
+        cycle = self.cycle  # the last request parsed, and so the last to be answered
+        if cycle is None or cycle.response_complete or cycle.more_body:  # none in hand, or the bad bytes are its body
+            last_word()
+            return
+        self._last_word = last_word
+        self.transport.pause_reading()
+
+    def _refusing(self) -> bool:
+        """Whether a bad head is refused, to be answered once the requests before it are."""
+        return self._last_word is not None
 
     # Parser callbacks: count the head, and follow where the parser is.
 
@@ -233,8 +266,12 @@ class _Guarded(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         pipelined = bool(self.pipeline)  # a request already in hand starts now
         super().on_response_complete()
-        if not pipelined and not self.transport.is_closing():
-            self._start_head_timer()  # waiting for the next request's head
+        if pipelined or self.transport.is_closing():
+            return
+        if self._last_word is not None:  # every request before a bad head is answered: refuse it now
+            self._last_word()
+            return
+        self._start_head_timer()  # waiting for the next request's head
 
     def pause_writing(self) -> None:
         super().pause_writing()

@@ -1,14 +1,17 @@
 """MCP over Streamable HTTP: one endpoint, both protocol eras, no sessions.
 
 Each POST carries one JSON-RPC message. Which era it speaks is decided per
-request, as the specification and the official SDKs do: an
-``MCP-Protocol-Version`` header naming anything but a 2025-or-earlier revision
-means 2026-07-28 (stateless: the request's ``_meta`` envelope must be whole, the
-``Mcp-Method`` and ``Mcp-Name`` routing headers must match the body, and an
-unknown version gets -32022 with the versions we speak); otherwise the request
-is served as 2025-11-25, whose ``initialize`` is answered without a session id
-(the specification lets a server keep none), so every later request stands
-alone too and any worker behind a balancer can answer it.
+request, as the specification and the official SDKs do, from the
+``MCP-Protocol-Version`` header: 2026-07-28 is served statelessly (the
+request's ``_meta`` envelope must be whole, and the ``Mcp-Method`` and
+``Mcp-Name`` routing headers must match the body); a 2025-or-earlier revision,
+or no header, is served as 2025-11-25, whose ``initialize`` is answered without
+a session id (the specification lets a server keep none), so every later
+request stands alone too and any worker behind a balancer can answer it. A
+header naming any other revision, or no revision at all, gets 400 and -32022
+with the versions we speak, whatever the message: the specification requires
+400 for an invalid or unsupported version, and a later date is not taken for
+2026-07-28, nor an earlier one for 2025.
 
 Answers: a notification (or, before 2026-07-28, a response) gets 202 and no
 body; a request gets its answer as one line of JSON, under the status the
@@ -21,7 +24,8 @@ get 405 (no standalone stream, no session to end).
 
 Bounded like the REST routes (``HttpLimits``), and within the same budgets when
 the app serves both: the body must arrive within ``body_timeout`` and hold at
-most ``MAX_MESSAGE_BYTES``; tool calls share the ``max_calls`` slots, and large
+most ``MAX_MESSAGE_BYTES`` (one whose ``Content-Length`` says more gets 413 at
+once, and the connection closes); tool calls share the ``max_calls`` slots, and large
 answers the ``max_in_flight_bytes``, each waited for at most ``queue_timeout``
 before 503. An SSE answer silent for ``sse_keepalive`` seconds gets a comment
 line, so a proxy does not close it while a long call runs.
@@ -47,12 +51,12 @@ from toolproof.runtime.serve.http import (
     Receive,
     Scope,
     Send,
+    declared_length,
     header,
     json_headers,
     read_body,
 )
 from toolproof.runtime.serve.mcp import (
-    HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -102,9 +106,8 @@ def http_status(answer: Mapping[str, Any]) -> int:
     return 404 if code == METHOD_NOT_FOUND else 200
 
 
-def _is_modern(version: str | None) -> bool:
-    """Whether a request's ``MCP-Protocol-Version`` header puts it on the 2026-07-28 (stateless) path."""
-    return version is not None and version not in HANDSHAKE_VERSIONS
+_SPOKEN: Final = frozenset(SUPPORTED_VERSIONS)
+"""The values of ``MCP-Protocol-Version`` served; any other gets -32022."""
 
 
 def _decoded_name(value: str) -> str | None:
@@ -188,15 +191,19 @@ class StreamableMcp:
         if not (json_ok or sse_ok):
             await _plain(send, 406, _error(None, INVALID_REQUEST, f"Not Acceptable: accept {_JSON} or {_SSE}"))
             return
-        try:
-            async with asyncio.timeout(self.limits.body_timeout):
-                body = await read_body(receive, MAX_MESSAGE_BYTES)
-        except TimeoutError:
-            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
-            await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
-            return
-        if body is None:
-            await _plain(send, 413, _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+        declared = declared_length(scope)
+        body = None
+        if declared is None or declared <= MAX_MESSAGE_BYTES:  # else refused before a byte of it is awaited
+            try:
+                async with asyncio.timeout(self.limits.body_timeout):
+                    body = await read_body(receive, MAX_MESSAGE_BYTES)
+            except TimeoutError:
+                message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+                await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
+                return
+        if body is None:  # and the rest of it is not wanted: the connection closes
+            too_large = _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
+            await _plain(send, 413, too_large, close=True)
             return
         try:
             message = json_value(body)
@@ -213,12 +220,15 @@ class StreamableMcp:
         self, scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any], json_ok: bool, sse_ok: bool
     ) -> None:
         version = header(scope, "mcp-protocol-version")
-        modern = _is_modern(version)
+        if version is not None:
+            version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
         request_id = message.get("id")
+        if version is not None and version not in _SPOKEN:  # before the body's own checks: it is read by version
+            await _plain(send, 400, _unsupported(request_id if "method" in message else None, version))
+            return
+        modern = version in MODERN_VERSIONS
         if "method" not in message or "id" not in message:  # a notification, or a response
-            if modern and version not in MODERN_VERSIONS:
-                await _plain(send, 400, _unsupported(None, version))
-            elif modern and "method" not in message:
+            if modern and "method" not in message:
                 await _plain(send, 400, _error(None, INVALID_REQUEST, "2026-07-28 clients send no responses"))
             else:
                 self.server.handle(message)  # nothing to answer; the core checks its shape

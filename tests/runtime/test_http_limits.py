@@ -63,15 +63,25 @@ def _free_port() -> int:
 @contextmanager
 def _server(skills: Path, tmp_path: Path, *options: str) -> Iterator[int]:
     """``toolproof serve http`` on a free loopback port, stopped afterwards; yields the port."""
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--skills", str(skills)]
+    with _serving([*command, "--allow-host", "test", *options], tmp_path) as port:  # raw requests say "Host: test"
+        yield port
+
+
+@contextmanager
+def _slow_server(skills: Path, tmp_path: Path, delay: float) -> Iterator[int]:
+    """``slow_http_server.py``: read_file_in_skill alone, each call taking ``delay`` seconds more; yields the port."""
+    script = Path(__file__).with_name("slow_http_server.py")
+    with _serving([sys.executable, str(script), "--skills", str(skills), "--delay", str(delay)], tmp_path) as port:
+        yield port
+
+
+@contextmanager
+def _serving(command: list[str], tmp_path: Path) -> Iterator[int]:
+    """``command`` with ``--port`` and a free loopback port, until it serves; stopped afterwards; yields the port."""
     port = _free_port()
     log = (tmp_path / f"server-{port}.log").open("wb")
-    command = [sys.executable, "-m", "toolproof", "serve", "http", "--port", str(port), "--skills", str(skills)]
-    proc = subprocess.Popen(
-        [*command, "--allow-host", "test", *options],  # the raw requests here say "Host: test"
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        cwd=tmp_path,
-    )
+    proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=log, cwd=tmp_path)
     try:
         deadline = time.monotonic() + HANG
         while True:
@@ -244,6 +254,38 @@ def test_a_head_just_under_16_kib_is_served(skills: Path, tmp_path: Path) -> Non
     assert _body_of(answer)["content"] == "hello\n"
 
 
+@pytest.mark.parametrize(
+    ("path", "length", "expected"),
+    [
+        (
+            "/tools/read_file_in_skill",
+            99999999999999,
+            {"code": "invalid_arguments", "message": "Invalid arguments: $: the body is larger than 1048576 bytes"},
+        ),
+        (
+            "/mcp",
+            5 * 1024 * 1024,
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "message larger than 4194304 bytes"}},
+        ),
+    ],
+)
+def test_a_body_too_large_by_its_content_length_gets_413_at_once(
+    skills: Path, tmp_path: Path, path: str, length: int, expected: dict[str, Any]
+) -> None:
+    """Refused from the head: not after the body timeout, which a client that sends nothing would wait out."""
+    with _server(skills, tmp_path, "--body-timeout", str(HANG)) as port:
+        start = time.monotonic()
+        with socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+            sock.sendall(_head("POST", path, length).replace(b"Connection: close", b"Connection: keep-alive"))
+            answer = _read_all(sock)  # the server closes the connection: the rest of the body is not wanted
+        took = time.monotonic() - start
+
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert b"connection: close" in answer.split(b"\r\n\r\n", 1)[0]
+    assert _body_of(answer) == expected
+    assert took < HANG / 2
+
+
 def test_pipelined_requests_are_answered_in_order_on_one_connection(skills: Path, tmp_path: Path) -> None:
     body = json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8")
     keep = _head("POST", "/tools/read_file_in_skill", len(body)).replace(
@@ -257,15 +299,36 @@ def test_pipelined_requests_are_answered_in_order_on_one_connection(skills: Path
     assert re.findall(rb"HTTP/1\.1 (\d{3}) ", answer) == [b"200", b"200", b"404"]
 
 
+SLOW_CALL: float = 1.0
+"""Seconds each call of ``_slow_server`` takes at the least: far longer than the client takes to pass 16 KiB."""
+
+
+def _kept_alive(body: bytes) -> bytes:
+    """A call of read_file_in_skill that keeps the connection open, with ``body``."""
+    head = _head("POST", "/tools/read_file_in_skill", len(body))
+    return head.replace(b"Connection: close", b"Connection: keep-alive") + body
+
+
+def _statuses(answer: bytes) -> list[bytes]:
+    return re.findall(rb"HTTP/1\.1 (\d{3}) ", answer)
+
+
 def test_a_header_line_that_never_ends_is_cut_off_even_behind_a_pipelined_request(skills: Path, tmp_path: Path) -> None:
-    """httptools holds a header line whole until it ends: the server must stop reading it soon after 16 KiB."""
-    body = json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8")
-    first = _head("POST", "/tools/read_file_in_skill", len(body)).replace(
-        b"Connection: close", b"Connection: keep-alive"
-    )
+    """httptools holds a header line whole until it ends: the server must stop reading it soon after 16 KiB.
+
+    The call in hand is answered whole first, then the bad head is refused: the
+    call takes a second, so the head passes 16 KiB long before its answer is due.
+    """
+    first = _kept_alive(json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8"))
     sent = 0
-    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
-        sock.sendall(first + body + b"POST /tools/read_file_in_skill HTTP/1.1\r\nHost: test\r\nX-Long: ")
+    with _slow_server(skills, tmp_path, SLOW_CALL) as port, socket.socket() as sock:
+        # What the kernels hold when the server reads nothing more: its receive buffer and this send buffer,
+        # which, left to grow, holds megabytes on loopback.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
+        sock.settimeout(HANG)
+        sock.connect(("127.0.0.1", port))
+        start = time.monotonic()
+        sock.sendall(first + b"POST /tools/read_file_in_skill HTTP/1.1\r\nHost: test\r\nX-Long: ")
         try:
             while sent < 4 * 1024 * 1024:
                 sock.sendall(b"p" * 4096)
@@ -274,9 +337,32 @@ def test_a_header_line_that_never_ends_is_cut_off_even_behind_a_pipelined_reques
         except (BrokenPipeError, ConnectionResetError):
             pass
         answer = _read_all(sock)
+        took = time.monotonic() - start
 
     assert sent < 1024 * 1024
-    assert answer.startswith(b"HTTP/1.1 200 ")
+    assert _statuses(answer) == [b"200", b"400"]
+    first_answer, refusal = answer.split(b"HTTP/1.1 400 ")
+    assert _body_of(first_answer)["content"] == "hello\n"
+    assert orjson.loads(refusal.split(b"\r\n\r\n", 1)[1]) == {
+        "code": "head_too_large",
+        "message": f"the request head is longer than {MAX_HEAD_BYTES} bytes",
+    }
+    assert b"connection: close" in refusal
+    assert SLOW_CALL <= took < HANG
+
+
+def test_requests_in_hand_are_answered_before_a_pipelined_request_that_is_not_http(
+    skills: Path, tmp_path: Path
+) -> None:
+    call = _kept_alive(json.dumps({"skill_name": "big", "file_path": "small.txt"}).encode("utf-8"))
+    with _slow_server(skills, tmp_path, SLOW_CALL) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+            sock.sendall(call + call + b"\x00\x01 not HTTP\r\n\r\n")
+            answer = _read_all(sock)
+
+    assert _statuses(answer) == [b"200", b"200", b"400"]
+    assert answer.count(b'"content":"hello\\n"') == 2
+    assert answer.endswith(b"Invalid HTTP request received.")
 
 
 def test_a_body_still_trickling_after_an_early_answer_cannot_hold_the_connection(skills: Path, tmp_path: Path) -> None:

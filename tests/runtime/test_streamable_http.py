@@ -23,7 +23,7 @@ import pytest
 from mcp import Client
 
 from toolproof.runtime.serve.http import HttpLimits
-from toolproof.runtime.serve.mcp import McpServer
+from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS, MAX_MESSAGE_BYTES, SUPPORTED_VERSIONS, McpServer
 from toolproof.runtime.serve.streamable import StreamableMcp
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -210,6 +210,77 @@ def test_an_unsupported_version_gets_400_with_the_versions_we_speak(server: Serv
     assert error["data"]["requested"] == "v999.0.0"
     supported = json.loads(discovered)["result"]["supportedVersions"]
     assert MODERN in error["data"]["supported"] and set(error["data"]["supported"]) <= set(supported)
+
+
+@pytest.mark.parametrize("version", ["2024-01-01", "garbage", "2027-01-01", "2026-07-28x", ""])
+@pytest.mark.parametrize(
+    ("message", "answer_id"),
+    [
+        ({"jsonrpc": "2.0", "id": 5, "method": "ping"}, 5),
+        ({"jsonrpc": "2.0", "id": "five", "method": "tools/list", "params": {"_meta": ENVELOPE}}, "five"),
+        ({"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}, 6),
+        ({"jsonrpc": "2.0", "method": "notifications/initialized"}, None),
+        ({"jsonrpc": "2.0", "id": 7, "result": {}}, None),
+    ],
+)
+def test_a_version_header_we_do_not_speak_gets_400_and_the_versions_we_do_whatever_the_body(
+    server: Server, version: str, message: dict[str, Any], answer_id: Any
+) -> None:
+    """Not read as 2026-07-28 (nor as 2025) by its shape: the version is named, or the request refused."""
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": version}
+
+    status, _, body = _request(server.port, "POST", "/mcp", message, headers)
+
+    assert status == 400
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": answer_id,
+        "error": {
+            "code": -32022,
+            "message": f"Unsupported protocol version: {version}",
+            "data": {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+        },
+    }
+
+
+@pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, "2025-11-25 \t"])
+def test_a_2025_version_header_serves_a_request_without_its_envelope(server: Server, version: str) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": version}
+
+    status, _, body = _request(server.port, "POST", "/mcp", {"jsonrpc": "2.0", "id": 5, "method": "ping"}, headers)
+
+    assert (status, json.loads(body)) == (200, {"jsonrpc": "2.0", "id": 5, "result": {}})
+
+
+def test_a_message_too_large_by_its_content_length_gets_413_before_a_byte_is_awaited() -> None:
+    app = StreamableMcp(McpServer(builtin_runtime(gate_secret=b"413"), handshake=False), HttpLimits())
+    length = str(MAX_MESSAGE_BYTES + 1).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    awaited: list[None] = []
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        awaited.append(None)
+        await anyio.sleep(60)
+        return {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        with anyio.fail_after(5):
+            await app(scope, receive, send)
+
+    anyio.run(run)
+
+    assert not awaited
+    assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"]) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": f"message larger than {MAX_MESSAGE_BYTES} bytes"},
+    }
 
 
 def test_a_header_that_disagrees_with_the_body_gets_400_header_mismatch(server: Server) -> None:
