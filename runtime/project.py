@@ -296,8 +296,43 @@ def find_project(explicit: Path | None = None, *, start: Path | None = None) -> 
         for name in CONFIG_FILES:
             candidate = candidate_dir / name
             if candidate.is_file() and has_settings(candidate):
+                _check_found(candidate)
                 return load_config(candidate)
     return builtin_project()
+
+
+def _check_found(config_file: Path) -> None:
+    """Refuse a settings file found by searching that another user controls: its project's code would run as us.
+
+    Like git's ``safe.directory``: the file and its folder must be ours (under
+    sudo, the invoking user's), and the folder not writable by everyone (where
+    anyone may plant a package it imports). A project named explicitly, with
+    ``--project`` or ``$TOOLPROOF_PROJECT``, is trusted as named.
+
+    Raises:
+        ProjectError: naming the file, whose it is, and how to trust it.
+    """
+    if not hasattr(os, "geteuid"):  # no owners to compare (Windows)
+        return
+    me = os.geteuid()
+    sudo = os.environ.get("SUDO_UID", "")
+    allowed = {me, int(sudo)} if me == 0 and sudo.isdigit() else {me}
+    folder = config_file.parent
+    owners = {config_file.stat().st_uid, folder.stat().st_uid}
+    trust = f"name it with --project {folder} (or ${PROJECT_ENV}) to trust it"
+    if not owners <= allowed:
+        others = ", ".join(str(uid) for uid in sorted(owners - allowed))
+        raise ProjectError(
+            str(config_file),
+            f"was found by searching up from here, but it or its folder belongs to another user (uid {others}); "
+            f"toolproof runs a project's code, so it does not use one another user controls; {trust}",
+        )
+    if folder.stat().st_mode & 0o002:
+        raise ProjectError(
+            str(config_file),
+            f"was found by searching up from here in a folder anyone may write to ({folder}), where anyone may "
+            f"plant the packages the project imports; {trust}",
+        )
 
 
 def activate(config: ProjectConfig) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -149,3 +150,46 @@ def test_included_tool_sets_select_their_built_in_contracts(tmp_path: Path) -> N
 
     assert sorted(s.name for s in specs) == ["read_file", "read_skill"]
     assert {s.package for s in specs} == {"toolproof.generated"}
+
+
+def test_a_project_found_above_that_another_user_owns_is_refused_naming_how_to_trust_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    monkeypatch.delenv("SUDO_UID", raising=False)
+    settings = _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
+    below = tmp_path / "mine"
+    below.mkdir()
+    stranger = settings.stat().st_uid + 1
+    monkeypatch.setattr(os, "geteuid", lambda: stranger)
+
+    with pytest.raises(ProjectError) as refused:
+        find_project(start=below)
+
+    assert str(refused.value) == (
+        f"{settings}: was found by searching up from here, but it or its folder belongs to another user "
+        f"(uid {stranger - 1}); toolproof runs a project's code, so it does not use one another user controls; "
+        f"name it with --project {tmp_path} (or ${PROJECT_ENV}) to trust it"
+    )
+    assert find_project(tmp_path).config_file == settings  # named, it is trusted
+
+
+def test_under_sudo_a_project_of_the_invoking_user_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    settings = _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setenv("SUDO_UID", str(settings.stat().st_uid))
+
+    assert find_project(start=tmp_path).config_file == settings
+
+
+def test_a_project_found_in_a_folder_anyone_may_write_to_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    shared = tmp_path / "shared"
+    _write(shared / "toolproof.toml", "[tool.toolproof]\n")
+    shared.chmod(0o1777)
+
+    with pytest.raises(ProjectError, match="in a folder anyone may write to"):
+        find_project(start=shared)
