@@ -28,6 +28,11 @@ or removed is seen at once. Only its real path is remembered: resolving it
 the rest of opening a small file beneath it, so ``Directory.open`` keeps each
 folder's real path with the device and inode it named, and reuses it while the
 path still opens that very directory. No descriptor is held between calls.
+
+A root stays where it was: once a folder's real path is known (``Directory.pin``
+at a host's start, or its first open), a folder recreated at that real path is
+followed, but a path that comes to lead elsewhere (the folder swapped for a
+symbolic link) is refused as ``outside_root`` until the host starts again.
 """
 
 from __future__ import annotations
@@ -98,12 +103,19 @@ _FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK 
 _DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
 _ROOT_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 """A root is a folder the host trusts: symbolic links on its path are followed."""
-_MAX_KNOWN_ROOTS: Final = 256
+_MAX_KNOWN_ROOTS: Final = 4096
 _known_roots: dict[str, tuple[int, int, str]] = {}
-"""Each folder ``Directory.open`` opened: its path as given -> (st_dev, st_ino, real path) of what it named.
+"""Each folder pinned or opened: its path as given -> (st_dev, st_ino, real path) of what it named.
 
 Read and written without a lock: an entry is replaced whole, and a lost race only resolves a path once more.
+Past the bound the oldest entry goes (a host has a handful of roots; only a long test run gets there).
 """
+
+
+def _remember(name: str, st: os.stat_result, real: str) -> None:
+    if name not in _known_roots and len(_known_roots) >= _MAX_KNOWN_ROOTS:
+        del _known_roots[next(iter(_known_roots))]
+    _known_roots[name] = (st.st_dev, st.st_ino, real)
 
 
 class FileAccessError(ToolproofError):
@@ -295,10 +307,27 @@ class Directory:
         except BaseException:
             os.close(fd)
             raise
-        if len(_known_roots) >= _MAX_KNOWN_ROOTS:
-            _known_roots.clear()  # a host opens a handful of roots; only a long test run comes here
-        _known_roots[name] = (st.st_dev, st.st_ino, real)
+        if known is not None and real != known[2] and (st.st_dev, st.st_ino) != known[:2]:
+            os.close(fd)  # another folder, at another place: the path was made to lead elsewhere
+            detail = f"the folder now leads to {real}, not to {known[2]} where it was; restart the host to follow it"
+            raise FileAccessError("outside_root", name, detail)
+        _remember(name, st, real)
         return cls(fd, real)
+
+    @staticmethod
+    def pin(path: str | Path) -> None:
+        """Remember where the folder at ``path`` is now (a host's root, at start), so it stays there.
+
+        Nothing is remembered for a path that names no folder now: its first open says why.
+        """
+        name = os.fspath(path)
+        real = os.path.realpath(name)
+        try:
+            st = os.stat(real)
+        except OSError:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            _remember(name, st, real)
 
     @classmethod
     def _reopen(cls, name: str, known: tuple[int, int, str]) -> Directory | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.access import SymlinkPolicy
+from toolproof.runtime.files.access import Directory, SymlinkPolicy
 
 __all__ = ["Workspace", "symlink_policy"]
 
@@ -22,8 +22,11 @@ class Workspace:
 
     @classmethod
     def of(cls, folders: Iterable[str | Path]) -> Workspace:
-        """A workspace of ``folders``, resolved to absolute paths."""
-        return cls(tuple(Path(p).resolve() for p in folders))
+        """A workspace of ``folders``, resolved to absolute paths, each pinned where it is (``Directory.pin``)."""
+        roots = tuple(Path(p).resolve() for p in folders)
+        for root in roots:
+            Directory.pin(root)
+        return cls(roots)
 
 
 def symlink_policy(ctx: ToolContext) -> SymlinkPolicy:

@@ -1,4 +1,9 @@
-"""Roots opened again and again: a replaced, moved or removed root is seen at once, as on its first open."""
+"""Roots opened again and again: a replaced, moved or removed root is seen at once, as on its first open.
+
+A root stays where it was: a folder recreated at its real path is followed, one
+moved is followed to its new place, but a path made to lead to another folder
+elsewhere is refused (``outside_root``).
+"""
 
 from __future__ import annotations
 
@@ -56,14 +61,55 @@ def test_a_root_replaced_by_another_folder_is_followed(tmp_path: Path) -> None:
     assert _id(root) == ("B", str(root))
 
 
-def test_a_root_replaced_by_a_link_elsewhere_is_followed_with_its_new_real_path(tmp_path: Path) -> None:
+def test_a_root_replaced_by_a_link_elsewhere_is_refused_as_outside_its_root(tmp_path: Path) -> None:
     root = _folder(tmp_path / "root", "A")
     elsewhere = _folder(tmp_path / "elsewhere", "B")
     assert _id(root) == ("A", str(root))
     shutil.rmtree(root)
     root.symlink_to(elsewhere)
 
-    assert _id(root) == ("B", str(elsewhere))
+    assert _error(root) == (
+        "outside_root",
+        str(root),
+        f"the folder now leads to {elsewhere}, not to {root} where it was; restart the host to follow it",
+    )
+
+
+def test_a_root_pinned_at_start_and_swapped_for_a_link_before_its_first_open_is_refused(tmp_path: Path) -> None:
+    root = _folder(tmp_path / "root", "A")
+    elsewhere = _folder(tmp_path / "elsewhere", "B")
+    Directory.pin(root)
+    root.rename(tmp_path / "old")
+    root.symlink_to(elsewhere)
+
+    assert _error(root)[0] == "outside_root"
+
+
+def test_a_workspace_swapped_for_a_link_out_serves_nothing_from_outside(tmp_path: Path) -> None:
+    workspace = _folder(tmp_path / "workspace", "inside")
+    outside = _folder(tmp_path / "outside", "outside")
+    runtime = builtin_runtime(workspace=[workspace], audit=lambda record: None)
+    workspace.rename(tmp_path / "old")
+    workspace.symlink_to(outside)
+
+    result = runtime.call("file-read", {"path": "id.txt"})
+
+    assert result.error is not None and result.error.code == "outside_workspace", result.text
+
+
+def test_a_skills_folder_swapped_for_a_link_out_serves_no_skill_from_outside(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    _folder(skills / "calculator", "inside")
+    outside = _folder(tmp_path / "outside" / "calculator", "outside").parent
+    runtime = builtin_runtime(skills=[skills], audit=lambda record: None)
+    arguments = {"skill_name": "calculator", "file_path": "id.txt"}
+    assert runtime.call("read_file_in_skill", arguments).text == "inside"
+    skills.rename(tmp_path / "old")
+    skills.symlink_to(outside)
+
+    result = runtime.call("read_file_in_skill", arguments)
+
+    assert result.error is not None and "outside" not in result.text, result.text
 
 
 def test_a_root_named_through_a_link_reports_where_its_folder_is_after_a_move(tmp_path: Path) -> None:
@@ -123,13 +169,18 @@ def test_opening_roots_holds_no_descriptor_once_closed(tmp_path: Path) -> None:
 
 
 def test_reads_racing_a_root_swap_always_see_one_whole_root(tmp_path: Path) -> None:
-    """The descriptor and the real path of an open always name the same folder, however the root is swapped."""
+    """The descriptor and the real path of an open always name the same folder, however the root is swapped.
+
+    The root, a link flipped between two folders, stays the one it first led to: the other is refused.
+    """
     folders = {mark: _folder(tmp_path / mark, mark) for mark in "AB"}
     link = tmp_path / "root"
     link.symlink_to(folders["A"])
     stop = threading.Event()
     seen: set[str] = set()
     wrong: list[object] = []
+    refused: list[FileAccessError] = []
+    assert _id(link)[0] == "A"
 
     def swap() -> None:
         while not stop.is_set():
@@ -140,7 +191,12 @@ def test_reads_racing_a_root_swap_always_see_one_whole_root(tmp_path: Path) -> N
         for _ in range(400):
             try:
                 mark, real = _id(link)
-            except Exception as exc:  # any error at all is a failure of the test
+            except FileAccessError as exc:
+                if exc.reason != "outside_root":
+                    wrong.append(exc)
+                refused.append(exc)
+                continue
+            except Exception as exc:  # any other error at all is a failure of the test
                 wrong.append(exc)
                 continue
             seen.add(mark)
@@ -163,7 +219,7 @@ def test_reads_racing_a_root_swap_always_see_one_whole_root(tmp_path: Path) -> N
         sys.setswitchinterval(interval)
 
     assert wrong == []
-    assert seen == {"A", "B"}
+    assert seen == {"A"} and refused
 
 
 def test_a_skills_folder_replaced_while_the_host_runs_serves_the_new_skill(tmp_path: Path) -> None:
