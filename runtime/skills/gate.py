@@ -31,10 +31,12 @@ No token is ever made with an empty key.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import hmac
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -65,6 +67,8 @@ MIN_ENV_SECRET_BYTES: Final = 16
 """The shortest secret ``$TOOLPROOF_GATE_SECRET`` may hold (128 bits, if it is random)."""
 KEY_BYTES: Final = 32
 """The length of the per-user key file's random key; a shorter file is replaced."""
+_MAX_KEY_FILE: Final = 1 << 16
+"""The most a key file may hold: a key is read in one go, and a larger file is no key toolproof made."""
 KEY_HEX_ENV: Final = "TOOLPROOF_GATE_KEY_HEX"
 """The per-user key, hex-encoded, as ``serve --workers`` hands it to its workers.
 
@@ -177,11 +181,25 @@ def default_secret() -> bytes:
 
 
 def _read_key(key: Path) -> bytes | None:
-    """The key in ``key``, or None when there is none yet or it is too short to use."""
+    """The key in ``key``, or None when there is none yet or it is too short to use.
+
+    Opened without following a link or waiting on a FIFO, and read only when it is a regular file.
+
+    Raises:
+        OSError: it cannot be read, or is no regular file.
+    """
     try:
-        data = key.read_bytes()
+        fd = os.open(key, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        data = os.read(fd, _MAX_KEY_FILE + 1)
+        if len(data) > _MAX_KEY_FILE:
+            raise OSError(errno.EFBIG, f"larger than {_MAX_KEY_FILE} bytes")
+    finally:
+        os.close(fd)
     return data if len(data) >= KEY_BYTES else None
 
 

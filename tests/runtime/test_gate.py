@@ -301,3 +301,25 @@ def test_a_session_named_with_a_lone_surrogate_gets_its_own_token_without_raisin
     assert gate.token("s\udcff") != gate.token("s\udcfe")
     assert gate.check({"token": gate.token("s\udcff")}, "s\udcff") == "ok"
     assert gate.check({"token": "\udcff"}, "s") == "invalid"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "link"])
+def test_a_key_file_that_is_no_regular_file_is_a_clear_error_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str
+) -> None:
+    monkeypatch.delenv("TOOLPROOF_GATE_SECRET", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    key = tmp_path / "toolproof" / "gate.key"
+    key.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(key)  # opening it for reading would wait for a writer for ever
+    elif kind == "directory":
+        key.mkdir()
+    else:
+        (tmp_path / "real.key").write_bytes(b"k" * 64)
+        key.symlink_to(tmp_path / "real.key")
+
+    with pytest.raises(GateSecretError) as info:
+        default_secret()
+
+    assert str(info.value).startswith(f"the gate key file {key} can be neither read nor made")
