@@ -46,13 +46,16 @@ _UNSAFE: Final = re.compile(
 )
 _SPACES: Final = re.compile(r"[\s\u2028\u2029]+")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_RAW_IN_JSON: Final = re.compile(
+# The next two are patterns, not compiled ones: only logs and --verbose lines use them, and ``re`` compiles
+# each on first use (~0.5 ms apiece, which every start-up paid) and keeps it.
+_RAW_IN_JSON: Final = (
     "[\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f"
     "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """What ``json.dumps(..., ensure_ascii=False)`` leaves raw that a reader must not see raw."""
-_UNSAFE_BUT_TAB: Final = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
+_UNSAFE_BUT_TAB: Final = (
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f"
+    "\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
 )
 _NEEDS_QUOTES: Final = re.compile('[ "=]')
 _LINE_BREAK: Final = re.compile("\r?\n")
@@ -135,7 +138,7 @@ def printable_json(value: Any) -> str:
     reads back as the same character.
     """
     text = json.dumps(value, ensure_ascii=False, default=repr)
-    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return re.sub(_RAW_IN_JSON, lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def printable_block(text: str, indent: str = "    ") -> str:
@@ -145,5 +148,5 @@ def printable_block(text: str, indent: str = "    ") -> str:
     line but the first starts at the margin, so nothing in ``text`` can pass for
     a line a host printed on its own (a log record, a ``[Tool Result]`` line).
     """
-    lines = [_UNSAFE_BUT_TAB.sub(_escape, line) for line in _LINE_BREAK.split(text)]
+    lines = [re.sub(_UNSAFE_BUT_TAB, _escape, line) for line in _LINE_BREAK.split(text)]
     return ("\n" + indent).join(lines)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +61,8 @@ def _resolve(ref: str) -> Handler:
 
 
 def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:
+    import pkgutil  # here: a one-shot call binds its one tool without looking for strays
+
     try:
         pkg = importlib.import_module(package)
     except ModuleNotFoundError:

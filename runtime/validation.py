@@ -5,20 +5,24 @@ that says "invalid" does python-jsonschema (imported lazily) explain why, so
 the message names the offending field by JSON path and the most relevant
 problem comes first. Both implement Draft 2020-12 with ``format`` as an
 annotation, so they agree on what is valid.
+
+A schema is compiled by its first check, not when its tool is bound: a server
+answers ``tools/list`` without importing jsonschema-rs (~15 ms of start-up).
+A schema that cannot be compiled fails each check that needs it, which
+dispatch turns into that call's catalogued error; the host still serves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
-
-import jsonschema_rs
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["SchemaValidator"]
+__all__ = ["SchemaValidator", "import_compiler"]
 
 _MAX_SHOWN = 60
 
@@ -89,16 +93,40 @@ def describe(error: ValidationError) -> str:
     return f"{path}: {error.message}"
 
 
-class SchemaValidator:
-    """A schema with its validators, compiled once."""
+def import_compiler() -> None:
+    """Import jsonschema-rs now rather than in the first check.
 
-    __slots__ = ("_explainer", "is_valid", "schema")
+    For long-running hosts (``serve http``): start-up matters less to them than
+    that their first call does not wait ~15 ms for the import.
+    """
+    importlib.import_module("jsonschema_rs")
+
+
+class SchemaValidator:
+    """A schema with its validators, each compiled once, on first use."""
+
+    __slots__ = ("_compiled", "_explainer", "is_valid", "schema")
+
+    is_valid: Callable[[Any], bool]
+    """Whether an instance is valid: the compiled validator's own check, once the first call has compiled it.
+
+    Raises:
+        ValueError: the schema cannot be compiled (jsonschema-rs's ``ValidationError``), at every call.
+    """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
-        compiled = jsonschema_rs.validator_for(dict(schema), validate_formats=False)
-        self.is_valid = compiled.is_valid
+        self.is_valid = self._compile_and_check
+        self._compiled: Callable[[Any], bool] | None = None
         self._explainer: Validator | None = None
+
+    def _compile_and_check(self, instance: Any) -> bool:
+        if self._compiled is None:  # the first check (a caller may keep this method: later ones skip the compile)
+            import jsonschema_rs
+
+            self._compiled = jsonschema_rs.validator_for(dict(self.schema), validate_formats=False).is_valid
+            self.is_valid = self._compiled
+        return self._compiled(instance)
 
     def problems(self, instance: Any) -> list[str]:
         """Every problem with ``instance``, most relevant first; empty when valid."""

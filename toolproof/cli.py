@@ -22,7 +22,7 @@ _COMMANDS = {
     "lint": "toolproof.generator.cli",
     "breaking": "toolproof.generator.cli",
     "export": "toolproof.generator.cli",
-    "call": "toolproof.runtime.serve.commands",
+    "call": "toolproof.runtime.serve.oneshot",
     "serve": "toolproof.runtime.serve.commands",
     "conform": "toolproof.runtime.conformance.commands",
     "toolsets": "toolproof.runtime.serve.commands",

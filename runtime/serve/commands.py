@@ -1,8 +1,9 @@
-"""The commands that run tools: ``call``, ``serve mcp``, ``serve http``, ``toolsets``, ``skills``.
+"""The commands that serve and list tools: ``serve mcp``, ``serve http``, ``toolsets``, ``skills``.
 
 Each finds the project (``--project``, else the nearest above the current
 folder, else the built-in tools) and serves exactly its tools. Transports are
-imported inside the command that uses them.
+imported inside the command that uses them. ``call`` is in ``oneshot``, so a
+one-shot call builds none of the servers' options.
 """
 
 from __future__ import annotations
@@ -33,58 +34,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
 
-__all__ = ["call", "serve", "serve_worker", "skills", "toolsets"]
-
-
-@click.command()
-@click.argument("tool")
-@click.option("--args", "arguments", default="{}", show_default=True, help="The arguments, a JSON object.")
-@host_options
-@click.option("--session", default=None, help="The caller's session, for tools with per-session state.")
-@click.option("--no-output-validation", is_flag=True, help="Do not check the output against the contract.")
-@click.option("-v", "--verbose", is_flag=True, help="Print the [Tool Call] / [Tool Result] lines on stderr.")
-@project_option
-def call(
-    tool: str,
-    arguments: str,
-    workspace: tuple[str, ...],
-    skills: tuple[str, ...],
-    toolset: str | None,
-    session: str | None,
-    no_output_validation: bool,
-    verbose: bool,
-    project: Path | None,
-) -> None:
-    """Call TOOL once; print {"ok", "output", "error", "text"} as one JSON object.
-
-    Exits 0 when the tool ran, even if it failed (a tool error is data).
-    """
-    from toolproof.runtime.serve.transparency import call_line, result_line
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if verbose:  # the audit records join the transparency lines
-        logging.getLogger("toolproof.audit").setLevel(logging.INFO)
-    config = project_or_exit(project)
-    # Only the called tool is bound: a one-shot call imports one handler, and a broken neighbour is
-    # `serve`'s and `conform`'s to report, not a reason this tool cannot run.
-    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation, only=tool)
-    if tool not in {spec.name for spec in runtime.specs}:  # name what is served: bind it all
-        runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
-        names = ", ".join(spec.name for spec in runtime.specs) or "none"
-        where = f" in tool set '{toolset}'" if toolset else ""
-        missing = runtime.unavailable.get(tool)
-        if missing:
-            raise click.UsageError(
-                f"tool '{tool}' is not served: it needs {', '.join(missing)}, which this host was not given"
-                + (" (pass --workspace)" if "workspace" in missing else "")
-            )
-        raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
-    if verbose:
-        click.echo(call_line(tool, arguments), err=True)
-    result = runtime.call(tool, arguments, session=session)
-    if verbose:
-        click.echo(result_line(result), err=True)
-    click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+__all__ = ["serve", "serve_worker", "skills", "toolsets"]
 
 
 @click.command()
@@ -201,7 +151,9 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) 
     from toolproof.runtime.serve.limits import HttpLimits
     from toolproof.runtime.serve.mcp import McpServer
     from toolproof.runtime.serve.streamable import StreamableMcp
+    from toolproof.runtime.validation import import_compiler
 
+    import_compiler()  # now: the first request should not wait for it
     try:
         tokens = load_tokens(options["auth_tokens"])
     except (OSError, ValueError) as exc:

@@ -1,4 +1,9 @@
-"""The skill tools' resources: the skills a host offers (``skills``) and its skill gates (``skill_gate``)."""
+"""The skill tools' resources: the skills a host offers (``skills``) and its skill gates (``skill_gate``).
+
+Every host of the built-in tools makes both, so they import the catalog and the
+gate (and what those import: ~8 ms) only when a tool first uses them: a
+one-shot call of a file tool never does.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
-from toolproof.runtime.skills.gate import (
-    GateSecretError,
-    GateSpec,
-    SkillGate,
-    builtin_dir,
-    default_secret,
-    env_secret,
-)
-from toolproof.runtime.spec import ToolSpec
-
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
+    from toolproof.runtime.skills.catalog import SkillCatalog
+    from toolproof.runtime.skills.gate import SkillGate
+    from toolproof.runtime.spec import ToolSpec
 
 __all__ = ["SkillGates", "Skills", "skill_gate"]
 
@@ -36,13 +33,29 @@ class Skills:
 
     def __init__(self, folders: Iterable[str | Path] = (), *, builtin: Path | None = None) -> None:
         self.folders = tuple(Path(p).resolve() for p in folders)
-        self.builtin = (builtin or builtin_skills_dir()).resolve()
+        if self.folders:
+            from toolproof.runtime.files.access import Directory  # a host of skills imports it anyway
+
+            for folder in self.folders:
+                Directory.pin(folder)  # a skills folder stays where it is now
+        self._builtin = builtin.resolve() if builtin is not None else None
         self._catalog: SkillCatalog | None = None
         self._lock = threading.Lock()
 
     @property
+    def builtin(self) -> Path:
+        """The folder of built-in skills: the one given, else the package's."""
+        if self._builtin is None:
+            from toolproof.runtime.skills.catalog import builtin_skills_dir
+
+            self._builtin = builtin_skills_dir().resolve()
+        return self._builtin
+
+    @property
     def catalog(self) -> SkillCatalog:
         """The skills found: built-in first, then each folder in order (a workspace skill overrides)."""
+        from toolproof.runtime.skills.catalog import SkillCatalog
+
         with self._lock:
             if self._catalog is None:
                 self._catalog = SkillCatalog.discover(self.folders, builtin=self.builtin)
@@ -74,11 +87,22 @@ class SkillGates:
 
     def __init__(self, secret: bytes | None = None, *, documents: Path | None = None) -> None:
         if secret is not None and not secret:
+            from toolproof.runtime.skills.gate import GateSecretError
+
             raise GateSecretError("an explicit gate secret must not be empty")
-        self.documents = (documents or builtin_dir()).resolve()
+        self._documents = documents.resolve() if documents is not None else None
         self._secret = secret
         self._gates: dict[str, SkillGate] = {}
         self._lock = threading.Lock()
+
+    @property
+    def documents(self) -> Path:
+        """The folder of ``builtin://`` documents: the one given, else the package's."""
+        if self._documents is None:
+            from toolproof.runtime.skills.gate import builtin_dir
+
+            self._documents = builtin_dir().resolve()
+        return self._documents
 
     def gate(self, spec: ToolSpec) -> SkillGate:
         """The gate of ``spec`` (made once per tool).
@@ -86,6 +110,8 @@ class SkillGates:
         Raises:
             LookupError: the contract declares no ``skill_gate``.
         """
+        from toolproof.runtime.skills.gate import GateSpec, SkillGate, default_secret
+
         with self._lock:
             gate = self._gates.get(spec.name)
             if gate is None:
@@ -104,6 +130,8 @@ class SkillGates:
         The variable is checked here, at start-up, so a short one stops the host
         instead of failing every gated call; the key file is left to first use.
         """
+        from toolproof.runtime.skills.gate import GateSecretError, GateSpec, SkillGate, env_secret
+
         data = spec.settings.get("skill_gate")
         if data is None:
             return [f"tool '{spec.name}' needs skill_gate but its contract declares none"]

@@ -60,3 +60,44 @@ def test_a_call_never_imports_other_commands_or_numpy(tmp_path: Path) -> None:
         for m in modules
         if m.startswith(("toolproof.generator.cli", "toolproof.runtime.conformance", "numpy", "uvicorn"))
     }
+
+
+def _under_a_settings_file(folder: Path) -> bool:
+    """Whether a project's settings file lies in ``folder`` or above it (then reading it needs tomllib)."""
+    return any((d / name).is_file() for d in (folder, *folder.parents) for name in ("pyproject.toml", "toolproof.toml"))
+
+
+def test_a_one_shot_call_of_a_file_tool_imports_no_skill_code_and_nothing_it_does_not_use(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
+
+    modules = _imported(["call", "file-read", "--args", '{"path": "a.txt"}', "--workspace", "."], tmp_path)
+
+    assert {"toolproof.runtime.files.reading", "jsonschema_rs"} <= modules  # the handler ran, and the call validated
+    never = {
+        "toolproof.runtime.skills.catalog",  # and html, the frontmatter parser
+        "toolproof.runtime.skills.frontmatter",
+        "toolproof.runtime.skills.gate",  # and tempfile, shutil, hmac
+        "html",
+        "tempfile",
+        "shutil",
+        "hashlib",  # the line index hashes with _blake2, without OpenSSL
+        "pkgutil",  # only binding every tool looks for stray handler modules
+        "toolproof.runtime.serve.commands",  # the servers' commands, and their options' limits
+        "toolproof.runtime.serve.limits",
+    }
+    if not _under_a_settings_file(tmp_path):
+        never.add("tomllib")
+    assert not never & modules
+
+
+def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: Path) -> None:
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    stdin = "\n".join(json.dumps(m) for m in (hello, listing)) + "\n"
+
+    modules = _imported(["serve", "mcp", "--workspace", "."], tmp_path, stdin)
+
+    assert "toolproof.runtime.serve.mcp" in modules  # the measurement saw the run
+    assert not {m for m in modules if m.startswith("jsonschema_rs")}  # the first tools/call imports it
+    if not _under_a_settings_file(tmp_path):
+        assert "tomllib" not in modules
