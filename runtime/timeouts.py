@@ -18,9 +18,12 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    _Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 
 __all__ = ["EXIT_GRACE", "TimedOut", "TimeoutPool"]
 
@@ -31,8 +34,6 @@ _log = logging.getLogger("toolproof.runtime")
 _pools: weakref.WeakSet[TimeoutPool] = weakref.WeakSet()
 _exit_hook = threading.Lock()
 _hooked = False
-
-_Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 
 
 class TimedOut(Exception):
@@ -66,6 +67,9 @@ class TimeoutPool:
         Raises:
             TimedOut: it did not finish within ``timeout`` seconds, or every worker is busy.
         """
+        from concurrent.futures import Future  # here: a host whose tools have no timeout never needs it
+        from concurrent.futures import TimeoutError as FutureTimeout
+
         if not self._slots.acquire(blocking=False):
             _log.warning("no worker is free for a handler with a timeout (%d busy)", self.workers)
             raise TimedOut

@@ -16,7 +16,6 @@ before it reaches a prompt or a log line.
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 import re
@@ -259,6 +258,8 @@ class SkillCatalog:
         When the budget runs out, a last line names the skills left out (or
         counts them, if even their names do not fit), so none is hidden silently.
         """
+        from html import escape  # here: a host imports the catalog at start, and html's entities cost ~2 ms
+
         if fmt == "xml":
             return self._xml_summary(budget)
         head = (
@@ -272,7 +273,7 @@ class SkillCatalog:
         names = list(self.skills)
         for i, name in enumerate(names):
             skill = self.skills[name]
-            safe = html.escape(printable(name), quote=True)
+            safe = escape(printable(name), quote=True)
             description = one_line(skill.description) or "(no description)"
             line = f"  - {safe}: {description} — call {tool}(skill_name='{safe}') to load instructions when relevant\n"
             rest = names[i + 1 :]
@@ -293,14 +294,16 @@ class SkillCatalog:
 
     def _xml_summary(self, budget: int) -> Summary:
         """``<available_skills>`` with one ``<skill>`` element a line, names and descriptions XML-escaped."""
+        from html import escape
+
         head, tail = "<available_skills>\n", "</available_skills>\n"
         lines: list[str] = []
         used = len(head) + len(tail)
         included: list[str] = []
         for name, skill in self.skills.items():
-            description = html.escape(one_line(skill.description) or "(no description)", quote=False)
+            description = escape(one_line(skill.description) or "(no description)", quote=False)
             line = (
-                f"<skill><name>{html.escape(printable(name), quote=False)}</name>"
+                f"<skill><name>{escape(printable(name), quote=False)}</name>"
                 f"<description>{description}</description></skill>\n"
             )
             if used + len(line) > budget:
@@ -318,5 +321,7 @@ class SkillCatalog:
 
 
 def _omitted_line(names: list[str]) -> str:
-    listed = ", ".join(html.escape(printable(n), quote=True) for n in names)
+    from html import escape
+
+    listed = ", ".join(escape(printable(n), quote=True) for n in names)
     return f"  ({len(names)} more skills not shown: {listed})\n"

@@ -37,7 +37,6 @@ import hashlib
 import hmac
 import os
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -227,6 +226,8 @@ def _make_key(key: Path) -> bytes:
         made = _read_key(key)
         if made is not None:
             return made
+        import tempfile  # here: the key is made once per user, and tempfile imports shutil and random
+
         fresh = os.urandom(KEY_BYTES)
         fd, temporary = tempfile.mkstemp(dir=key.parent, prefix=f".{key.name}.")  # mode 0600
         try:
