@@ -127,10 +127,11 @@ class SkillGates:
     def check(self, spec: ToolSpec) -> list[str]:
         """A gated tool is served only when its SKILL.md can be read and ``$TOOLPROOF_GATE_SECRET`` is usable.
 
-        The variable is checked here, at start-up, so a short one stops the host
-        instead of failing every gated call; the key file is left to first use.
+        The secret is settled here, at start-up (``$TOOLPROOF_GATE_SECRET``, else
+        the per-user key file, read or made), so an unusable one stops the host
+        with its reason instead of failing every gated call.
         """
-        from toolproof.runtime.skills.gate import GateSecretError, GateSpec, SkillGate, env_secret
+        from toolproof.runtime.skills.gate import GateSecretError, GateSpec, SkillGate, default_secret
 
         data = spec.settings.get("skill_gate")
         if data is None:
@@ -141,11 +142,12 @@ class SkillGates:
             gate.document()
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"tool '{spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}")
-        if self._secret is None:
-            try:
-                env_secret()
-            except GateSecretError as exc:
-                problems.append(f"tool '{spec.name}' is gated, but {exc}")
+        with self._lock:
+            if self._secret is None:
+                try:
+                    self._secret = default_secret()
+                except GateSecretError as exc:
+                    problems.append(f"tool '{spec.name}' is gated, but {exc}")
         return problems
 
 

@@ -170,6 +170,24 @@ def test_a_host_with_a_short_secret_in_the_environment_does_not_start(monkeypatc
     ]
 
 
+def test_a_host_whose_key_file_cannot_be_read_or_made_does_not_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("TOOLPROOF_GATE_SECRET", raising=False)
+    monkeypatch.delenv("TOOLPROOF_GATE_KEY_HEX", raising=False)
+    (tmp_path / "state").write_text("a file where the folder should be", encoding="utf-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    tools = bind(load_specs(modules=("read_file",)), check_extra=False)
+
+    with pytest.raises(RegistryError) as info:
+        Runtime(tools, resources=[SkillGates()])
+
+    (problem,) = info.value.problems
+    assert problem.startswith(
+        f"tool 'read_file' is gated, but the gate key file {tmp_path}/state/toolproof/gate.key can be neither read"
+    )
+
+
 def test_a_secret_passed_by_code_may_be_short_but_not_empty() -> None:
     assert SkillGates(b"k") is not None
     with pytest.raises(GateSecretError):
