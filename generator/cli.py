@@ -6,7 +6,10 @@ that need them, so ``toolproof call`` never pays for them.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,6 +63,33 @@ def _own_project(project: Path | None, command: str) -> ProjectConfig:
     return config
 
 
+@contextmanager
+def _one_gen_at_a_time(config: ProjectConfig, *, shared: bool = False) -> Iterator[None]:
+    """Hold the project's gen lock: gens of one project run one after another, and a check waits for a gen.
+
+    The lock is an advisory ``flock`` on the project folder, held from reading the contracts to the
+    last file written. That folder exists before gen runs and lies outside the generated folder,
+    and, unlike the settings file, keeps its inode when an editor saves by renaming a new copy into
+    place (two gens would then lock two files). The kernel drops the lock when the process ends,
+    however it ends: a killed gen never leaves it held.
+    """
+    import fcntl
+
+    fd = os.open(config.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+        except BlockingIOError:
+            click.echo(f"toolproof: another gen of {config.root} is running; waiting for it to finish", err=True)
+            fcntl.flock(fd, kind)
+        except OSError:  # a file system without locks: gen as before, unguarded, rather than not at all
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
 @click.command()
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or orphaned file.")
 @_STRICT_EXPORT
@@ -67,6 +97,11 @@ def _own_project(project: Path | None, command: str) -> ProjectConfig:
 def gen(check: bool, strict_export: bool, project: Path | None) -> None:
     """Generate stubs, tool definitions and conformance tests from the project's contracts."""
     config = _own_project(project, "gen")
+    with _one_gen_at_a_time(config, shared=check):
+        _gen(config, check=check, strict_export=strict_export)
+
+
+def _gen(config: ProjectConfig, *, check: bool, strict_export: bool) -> None:
     loaded = _load(config, strict_export=strict_export)
     folder = loaded.layout.folder
     if check:
@@ -246,8 +281,9 @@ def export(
 
 
 def _generate(config: ProjectConfig) -> None:
-    loaded = _load(config)
-    changes = _write(loaded, config)
+    with _one_gen_at_a_time(config):
+        loaded = _load(config)
+        changes = _write(loaded, config)
     click.echo(f"generated {loaded.layout.folder}/: {len(changes)} file(s), {len(loaded.contracts)} contract(s)")
 
 

@@ -1,0 +1,219 @@
+"""gen writes each file whole (a temporary file renamed into place), and gens of one project run one at a time."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolproof.cli import cli
+from toolproof.generator import load_project
+from toolproof.generator.render import Drift, write_all
+
+CASE = Path(__file__).parent / "cases" / "minimal"
+CONTRACT = "generated/contracts/echo.json"
+EXPORT = "generated/exports/mcp/all.json"
+"""A file that holds the tool's description: a new description rewrites it."""
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    shutil.copytree(CASE / "contracts", project / "contracts")
+    (project / "toolproof.toml").write_text("[tool.toolproof]\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+    return project
+
+
+def _change_description(project: Path, words: str) -> None:
+    contract = project / "contracts" / "echo.yaml"
+    text = contract.read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("description:"))
+    contract.write_text(text.replace(line, f"description: {words}"), encoding="utf-8")
+
+
+def _gen(project: Path, *flags: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolproof", "gen", *flags, "--project", str(project)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_reader_that_opened_a_file_before_gen_rewrote_it_reads_the_old_file_whole(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    old = (project / EXPORT).read_bytes()
+    _change_description(project, "Echo the text back, in a description long enough to change every size.")
+
+    with (project / EXPORT).open("rb") as reader:
+        assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+        seen = reader.read()
+
+    assert seen == old  # written in place, it read the new text, or a part of it
+    assert (project / EXPORT).read_bytes() != old
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path)
+    before = {path: path.read_bytes() for path in (project / "generated").rglob("*") if path.is_file()}
+    _change_description(project, "Echo the text back, changed.")
+    files = load_project(project).render()
+
+    def failing(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(OSError, match="No space left on device"):
+        write_all(project, files)
+
+    after = {path: path.read_bytes() for path in (project / "generated").rglob("*") if path.is_file()}
+    assert after == before
+
+
+def test_a_rewritten_file_keeps_its_mode_and_a_new_one_gets_the_umask_default(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / EXPORT).chmod(0o640)
+    (project / "generated" / "echo.py").unlink()
+    _change_description(project, "Echo the text back, changed.")
+
+    umask = os.umask(0o027)
+    try:
+        assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+    finally:
+        os.umask(umask)
+
+    assert stat.S_IMODE((project / EXPORT).stat().st_mode) == 0o640
+    assert stat.S_IMODE((project / "generated" / "echo.py").stat().st_mode) == 0o640
+
+
+def test_a_temporary_file_a_killed_gen_left_is_neither_generated_nor_a_stranger_and_gen_removes_it(
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path)
+    leftover = project / "generated" / "contracts" / ".echo.json.0a1b2c3d.toolproof-tmp"
+    leftover.write_bytes(b'{"name": "ec')
+
+    check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+    gen = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+    assert (check.exit_code, check.stderr) == (0, "")
+    assert (gen.exit_code, gen.stderr, gen.stdout) == (0, "", "0 file(s) changed, 1 contract(s)\n")
+    assert not leftover.exists()
+
+
+def test_an_orphan_removed_by_someone_else_meanwhile_is_no_error(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / "contracts" / "echo.yaml").unlink()
+    files = load_project(project).render()
+    drift = Drift(project, files)
+    assert CONTRACT in drift.orphaned
+    (project / CONTRACT).unlink()
+
+    changes = write_all(project, files, drift=drift)
+
+    assert f"removed {CONTRACT}" in changes
+    assert not Drift(project, files)
+
+
+def test_a_fifo_in_the_generated_folder_is_a_conflict_gen_names_without_blocking(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / CONTRACT).unlink()
+    os.mkfifo(project / CONTRACT)
+    os.mkfifo(project / "generated" / "notes.md")
+
+    check = _gen(project, "--check")
+    out, err = check.communicate(timeout=60)  # it blocked for ever reading the FIFO
+
+    assert check.returncode == 1
+    assert out == f"conflict: {CONTRACT}: not a regular file, which gen never writes\n"
+    assert err == (
+        "warning: generated/notes.md: not written by toolproof (no @generated header); gen leaves it alone\n"
+        "generated/: files toolproof did not write stand where gen writes, and gen overwrites only its own; "
+        "move them away and run `toolproof gen`\n"
+    )
+
+
+def test_a_gen_waits_while_another_gen_of_the_project_holds_its_lock(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _change_description(project, "Echo the text back, changed.")
+    folder = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # as a running gen holds it
+        waiting = _gen(project)
+        assert waiting.stderr is not None
+        first = waiting.stderr.readline()  # written before it blocks; without a lock, it finishes at once
+        assert waiting.poll() is None
+        fcntl.flock(folder, fcntl.LOCK_UN)
+        out, err = waiting.communicate(timeout=60)
+    finally:
+        os.close(folder)
+
+    assert first == f"toolproof: another gen of {project} is running; waiting for it to finish\n"
+    assert (waiting.returncode, err) == (0, "")
+    assert out.endswith("file(s) changed, 1 contract(s)\n")
+    assert CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)]).exit_code == 0
+
+
+_READY_THEN_GEN = """
+import sys
+import toolproof.cli, toolproof.generator.cli, toolproof.generator.project  # what gen imports, before the start
+print("ready", flush=True)
+sys.stdin.read(1)
+toolproof.cli.main()
+"""
+"""``toolproof gen`` with its imports done first: started together, gens then race from the same instant."""
+
+
+def _gens_at_once(project: Path, count: int) -> list[tuple[int, str]]:
+    """Run ``count`` gens of ``project`` from the same instant; the exit status and stderr of each."""
+    gens = [
+        subprocess.Popen(
+            [sys.executable, "-c", _READY_THEN_GEN, "gen", "--project", str(project)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    try:
+        for gen in gens:
+            assert gen.stdout is not None and gen.stdout.readline() == "ready\n"
+        for gen in gens:
+            assert gen.stdin is not None
+            gen.stdin.write("go")
+            gen.stdin.flush()
+        errors = [gen.communicate(timeout=120)[1] for gen in gens]
+    finally:
+        for gen in gens:
+            if gen.poll() is None:
+                gen.kill()
+                gen.communicate()
+    return [(gen.returncode, err) for gen, err in zip(gens, errors, strict=True)]
+
+
+def test_two_gens_at_once_both_succeed_and_leave_the_folder_fresh(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    echo = (project / "contracts" / "echo.yaml").read_text(encoding="utf-8")
+    copies = [project / "contracts" / f"echo_{n}.yaml" for n in range(6)]
+    for round_ in range(8):  # tools added, then removed: both gens write, then delete, the same files
+        for n, copy in enumerate(copies):
+            if round_ % 2 == 0:
+                copy.write_text(echo.replace("name: echo\n", f"name: echo_{n}\n"), encoding="utf-8")
+            else:
+                copy.unlink()
+
+        outcomes = _gens_at_once(project, 2)
+
+        assert [code for code, _ in outcomes] == [0, 0], [err for _, err in outcomes]
+        check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+        assert check.exit_code == 0, check.output
