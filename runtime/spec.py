@@ -11,15 +11,28 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from toolproof.runtime.errors import STANDARD_ERRORS, RegistryError
 from toolproof.runtime.template import Template
 
-__all__ = ["BUILTIN_PACKAGE", "SETTINGS", "ErrorOutput", "ErrorSpec", "ToolSpec", "generated_dir", "load_specs"]
+__all__ = [
+    "BUILTIN_PACKAGE",
+    "MAX_GENERATED_BYTES",
+    "SETTINGS",
+    "ErrorOutput",
+    "ErrorSpec",
+    "ToolSpec",
+    "generated_dir",
+    "generated_json",
+    "generated_problem",
+    "load_specs",
+]
 
 BUILTIN_PACKAGE = "toolproof.generated"
 """The generated package of the built-in tools."""
@@ -28,6 +41,9 @@ SETTINGS = ("symlinks", "hardlinks", "skill_gate")
 """Contract fields read by a family of tools, not by the core; they travel in ``ToolSpec.settings``."""
 
 JSON = Any
+
+MAX_GENERATED_BYTES: Final = 64 * 1024 * 1024
+"""The most a host reads of one generated JSON file (the built-in tools' largest, openapi.json, is about 80 KiB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,29 +176,121 @@ def generated_dir(package: str = BUILTIN_PACKAGE) -> Path:
     return Path(module.__file__ or "").parent
 
 
-def load_specs(package: str = BUILTIN_PACKAGE, modules: tuple[str, ...] | None = None) -> list[ToolSpec]:
-    """Load the contracts a generated package holds (all, or the named modules), in declared order.
+def generated_problem(package: str, relative: str, reason: str) -> str:
+    """The line that says a generated file cannot be used, and that `toolproof gen` makes it anew."""
+    return f"{package}: {relative} {reason}; run `toolproof gen`"
+
+
+def generated_json(package: str, relative: str) -> JSON:
+    """The JSON a file of a generated package holds, read as what another process may be rewriting.
+
+    Args:
+        package: the generated package (imported, so it must be on the import path).
+        relative: the file, relative to the package's folder (POSIX).
 
     Raises:
-        RegistryError: the package cannot be imported, or a contract file is missing or is not valid contract JSON.
+        RegistryError: the file is missing, is not a regular file (a FIFO never blocks the
+            read), is empty or larger than ``MAX_GENERATED_BYTES``, or is not UTF-8 JSON.
+    """
+    return _load_json(_package(package)[1], package, relative)
+
+
+def _package(package: str) -> tuple[Any, Path]:
+    """The generated package, imported, and its folder.
+
+    Raises:
+        RegistryError: it cannot be imported, or its ``__init__.py`` is missing or not a regular file.
     """
     try:
-        generated = importlib.import_module(package)
+        module = importlib.import_module(package)
     except ImportError as exc:
         raise RegistryError(
             [f"generated package {package!r} cannot be imported ({exc}); run `toolproof gen`"]
         ) from None
-    names: tuple[str, ...] = generated.CONTRACTS if modules is None else modules
-    folder = Path(generated.__file__ or "").parent / "contracts"
+    init = getattr(module, "__file__", None)
+    if init is None:  # a namespace package: Python found no regular __init__.py
+        raise RegistryError(
+            [generated_problem(package, "__init__.py", "cannot be loaded (missing, or not a regular file)")]
+        )
+    return module, Path(init).parent
+
+
+def _load_json(folder: Path, package: str, relative: str) -> JSON:
+    try:
+        return json.loads(_read_regular(folder / relative))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8: {exc.reason} at byte {exc.start}"
+    except RecursionError:
+        reason = "not JSON: nested too deeply"
+    except _Unusable as exc:
+        reason = str(exc)
+    except ValueError as exc:
+        reason = f"not JSON: {exc}"
+    raise RegistryError([generated_problem(package, relative, f"cannot be loaded ({reason})")])
+
+
+class _Unusable(Exception):
+    """A generated file a host does not read: not a regular file, empty, or too large."""
+
+
+_KINDS: Final = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``MAX_GENERATED_BYTES`` of them.
+
+    Opened without blocking, so a FIFO in its place is refused rather than waited on.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        _Unusable: it is not a regular file, is empty, or is larger than the bound.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "a device")
+            raise _Unusable(f"{kind}, not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(1 << 20, MAX_GENERATED_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_GENERATED_BYTES:
+                raise _Unusable(f"larger than {MAX_GENERATED_BYTES} bytes")
+    finally:
+        os.close(fd)
+    if not size:
+        raise _Unusable("empty")
+    return b"".join(chunks)
+
+
+def load_specs(package: str = BUILTIN_PACKAGE, modules: tuple[str, ...] | None = None) -> list[ToolSpec]:
+    """Load the contracts a generated package holds (all, or the named modules), in declared order.
+
+    Raises:
+        RegistryError: the package cannot be imported, or a contract file is missing, is not a regular
+            file, or is not valid contract JSON.
+    """
+    generated, folder = _package(package)
+    if modules is None:
+        modules = getattr(generated, "CONTRACTS", None)
+        if not isinstance(modules, tuple) or not all(isinstance(name, str) for name in modules):
+            raise RegistryError([generated_problem(package, "__init__.py", "does not list its CONTRACTS")])
     specs: list[ToolSpec] = []
     problems: list[str] = []
-    for module in names:
-        path = folder / f"{module}.json"
+    for module in modules:
+        relative = f"contracts/{module}.json"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            specs.append(ToolSpec.from_data(data, package))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            problems.append(f"{package}: contracts/{module}.json cannot be loaded ({exc}); run `toolproof gen`")
+            specs.append(ToolSpec.from_data(_load_json(folder, package, relative), package))
+        except RegistryError as exc:
+            problems.extend(exc.problems)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(
+                generated_problem(package, relative, f"cannot be loaded (not a contract gen writes: {exc!r})")
+            )
     if problems:
         raise RegistryError(problems)
     return specs

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from toolproof.runtime.serve.http_server import LimitedApp
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
 
 __all__ = ["serve", "serve_worker", "skills", "toolsets"]
@@ -87,7 +88,11 @@ _LIMIT_OPTIONS: tuple[tuple[str, click.ParamType[Any], str], ...] = (
     ("send_timeout", click.FloatRange(min=0.01), "Seconds a client may leave a response unread before it is dropped."),
     ("max_connections", click.IntRange(min=1), "Connections at once."),
     ("max_calls", click.IntRange(min=1), "Tool calls at once."),
-    ("max_in_flight_bytes", click.IntRange(min=1), "Bytes of large responses being written at once."),
+    (
+        "max_in_flight_bytes",
+        click.IntRange(min=1),
+        "Bytes of large responses being written at once; as many again of request bodies over 64 KiB being read.",
+    ),
     ("queue_timeout", click.FloatRange(min=0), "Seconds a request waits for a call slot or response bytes before 503."),
 )
 """The ``HttpLimits`` fields a command line sets: the field, its type and its help; defaults are the fields' own."""
@@ -144,6 +149,22 @@ def _http_options(fn: F) -> F:
     return fn
 
 
+def _server_or_exit(build: Callable[[], T]) -> T:
+    """A server ``build`` makes; exit 1 naming every problem, as ``runtime_or_exit`` does, when it cannot start.
+
+    A server reads the generated files that list its tools: one missing, torn, stale or not a regular
+    file is a start-up error that names it and `toolproof gen`, not a crash.
+    """
+    from toolproof.runtime.errors import RegistryError
+
+    try:
+        return build()
+    except RegistryError as exc:
+        for problem in exc.problems:
+            click.echo(problem, err=True)
+        sys.exit(1)
+
+
 def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> LimitedApp:
     """MCP at /mcp, the REST routes and /healthz as one app, within the limits and gates of ``options``."""
     from toolproof.runtime.serve.app import Security, ToolproofApp, load_tokens
@@ -161,9 +182,10 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) 
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
-    rest = HttpApp(runtime, package=config.package, limits=limits)
-    core = McpServer(runtime, package=config.package, session="http", handshake=False)
-    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses)  # one budget for the whole app
+    rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits))
+    core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
+    # One budget for the whole app: call slots, response bytes and request body bytes.
+    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
     return ToolproofApp(rest, mcp, security)
 
 
@@ -173,7 +195,7 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
     ``served`` holds what the host options named (workspace, skills, toolset, project), for the workers to
     load the project as this process did.
     """
-    from toolproof.runtime.serve.http_server import reuse_port_socket
+    from toolproof.runtime.serve.http_server import claim_port, reuse_port_socket
     from toolproof.runtime.serve.http_server import serve as serve_app
     from toolproof.runtime.serve.workers import WORKER_ENV, Supervisor, shared_secret_env
     from toolproof.runtime.skills.gate import GateSecretError
@@ -191,11 +213,19 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
         raise click.ClickException(str(exc)) from None
     with reserved:
         port: int = reserved.getsockname()[1]
+        try:  # SO_REUSEPORT would let a second server of ours share the port silently
+            claim = claim_port(port)
+        except OSError as exc:
+            raise click.ClickException(f"cannot serve on {options['host']}:{port}: {exc.strerror}") from None
         spec = {"served": served, "options": {**options, "port": port}}
         env = {**os.environ, **secret, WORKER_ENV: json.dumps(spec, default=str)}
         command = [sys.executable, "-c", "from toolproof.runtime.serve.commands import serve_worker; serve_worker()"]
         click.echo(f"toolproof: serving http://{options['host']}:{port} with {options['workers']} workers", err=True)
-        status = Supervisor(command, options["workers"], env).run()
+        try:
+            status = Supervisor(command, options["workers"], env).run()
+        finally:
+            if claim is not None:
+                claim.close()
     if status:
         sys.exit(status)
 
@@ -220,7 +250,10 @@ def serve_worker() -> None:
     runtime = runtime_or_exit(config, tuple(served["workspace"]), tuple(served["skills"]), served["toolset"])
     app = _http_app(config, runtime, options)
     watch_supervisor()
-    serve_app(app, host=options["host"], port=options["port"], reuse_port=True)
+    try:
+        serve_app(app, host=options["host"], port=options["port"], reuse_port=True)
+    except KeyboardInterrupt:  # Ctrl-C reaches each worker too: it has shut down gracefully; no traceback
+        pass
 
 
 @serve.command("mcp")
@@ -258,7 +291,7 @@ def serve_mcp(
         served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
         _serve_http(config, runtime, served, options)
         return
-    serve_stdio(McpServer(runtime, package=config.package))
+    serve_stdio(_server_or_exit(lambda: McpServer(runtime, package=config.package)))
 
 
 @serve.command("http")

@@ -31,7 +31,6 @@ none of the limits above off our hands.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -39,11 +38,11 @@ from typing import Any, Final
 import orjson
 
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
+from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
 from toolproof.runtime.result import json_bytes, json_size, json_value
 from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.serve.limits import HttpLimits
-from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
+from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
 from toolproof.runtime.template import Template
 
 __all__ = [
@@ -53,6 +52,7 @@ __all__ = [
     "Calls",
     "HttpApp",
     "HttpLimits",
+    "body_share",
     "declared_length",
     "header",
     "headers",
@@ -67,6 +67,8 @@ Send = Callable[[Message], Awaitable[None]]
 
 SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
+SMALL_BODY: Final = 64 * 1024
+"""Bytes up to which a declared request body takes no share of the bodies' budget (``body_share``)."""
 SMALL_RESPONSE: Final = 64 * 1024
 """Bytes under which a response is written whole and takes no share of ``max_in_flight_bytes``."""
 _SLICE: Final = 8 * 1024
@@ -76,20 +78,39 @@ _HEADERS: Final = "toolproof.headers"
 """The scope key under which ``headers`` keeps a request's headers once read."""
 
 
+_OPENAPI: Final = "openapi.json"
+
+
 def _document(runtime: Runtime, package: str) -> bytes:
-    path = generated_dir(package) / "openapi.json"
-    document = json.loads(path.read_text(encoding="utf-8"))
+    """The OpenAPI document gen wrote, cut to the tools served, with their input schemas as served.
+
+    Raises:
+        RegistryError: the document cannot be read, is not the one gen writes, or has no route
+            for a tool served (gen has not run since the contracts or the project's ``include`` changed).
+    """
+    document = generated_json(package, _OPENAPI)
     served = {spec.name: spec for spec in runtime.specs}
-    schemas = document["components"]["schemas"]
-    for route in list(document["paths"]):
-        name = route.removeprefix(_PREFIX)
-        if name not in served:
-            del document["paths"][route]
-            continue
-        ref = document["paths"][route]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-        if served[name].dynamic_enums:
-            schemas[ref.rsplit("/", 1)[1]] = dict(served[name].input_schema)
-    return orjson.dumps(document)
+    try:
+        schemas, paths = document["components"]["schemas"], document["paths"]
+        for route in list(paths):
+            name = route.removeprefix(_PREFIX)
+            if name not in served:
+                del paths[route]
+                continue
+            ref = paths[route]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            if served[name].dynamic_enums:
+                schemas[ref.rsplit("/", 1)[1]] = dict(served[name].input_schema)
+        text = json_bytes(document)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        raise RegistryError(
+            [generated_problem(package, _OPENAPI, "cannot be loaded (not the OpenAPI document gen writes)")]
+        ) from None
+    missing = ", ".join(f"'{name}'" for name in sorted(served) if _PREFIX + name not in paths)
+    if missing:  # gen has not run since the contracts or `include` changed
+        raise RegistryError(
+            [generated_problem(package, _OPENAPI, f"has no route for {missing}, which this host serves")]
+        )
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +124,11 @@ class _Answer:
 
 
 class HttpApp:
-    """An ASGI 3 application serving ``runtime``'s tools within ``limits``."""
+    """An ASGI 3 application serving ``runtime``'s tools within ``limits``.
+
+    Raises:
+        RegistryError: the package's ``openapi.json`` cannot be read or has no route for a tool served.
+    """
 
     def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE, limits: HttpLimits | None = None) -> None:
         self.runtime = runtime
@@ -118,6 +143,8 @@ class HttpApp:
         """Slots for tool calls running at once, and their threads; the MCP endpoint of the same app shares them."""
         self.responses = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
         """Bytes of large responses being written at once; the MCP endpoint of the same app shares them."""
+        self.bodies = Budget(max(self.limits.max_in_flight_bytes, self.max_body))
+        """Bytes of request bodies being read or used that are not small (``body_share``); shared with ``/mcp``."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -142,37 +169,50 @@ class HttpApp:
 
     async def _call(self, scope: Scope, receive: Receive, send: Send, name: str) -> None:
         declared = declared_length(scope)
-        body = None
-        if declared is None or declared <= self.max_body:  # else refused before a byte of it is awaited
-            try:
-                async with asyncio.timeout(self.limits.body_timeout):
-                    body = await read_body(receive, self.max_body)
-            except TimeoutError:
-                message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
-                await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
-                return
-        if body is None:  # and the rest of it is not wanted: the connection closes
-            message = f"Invalid arguments: $: the body is larger than {self.max_body} bytes"
-            await _json(send, 413, {"code": INVALID_ARGUMENTS, "message": message}, close=True)
+        if declared is not None and declared > self.max_body:  # refused before a byte of it is awaited
+            await _body_too_large(send, self.max_body)
             return
-        session = header(scope, SESSION_HEADER)
-        if not await self.calls.acquire(1, self.limits.queue_timeout):
-            await _busy(send, "tool calls")
+        held = body_share(declared, self.max_body)
+        if held and not await self.bodies.acquire(held, self.limits.queue_timeout):
+            await _busy(send, "request bodies")
             return
         try:
-            answer = await self.calls.run(self._answer, name, body, session, kind=name)
-            del body
-            share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
-            if share and not await self.responses.acquire(share, self.limits.queue_timeout):
-                await _busy(send, "responses")
-                return
+            answer = await self._answered(scope, receive, send, name)
         finally:
-            self.calls.release(1)
+            if held:
+                self.bodies.release(held)
+        if answer is None:
+            return
+        share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
+        if share and not await self.responses.acquire(share, self.limits.queue_timeout):
+            await _busy(send, "responses")
+            return
         try:
             await _send_json(send, answer)
         finally:
             if share:
                 self.responses.release(share)
+
+    async def _answered(self, scope: Scope, receive: Receive, send: Send, name: str) -> _Answer | None:
+        """The call's answer, its body read and the call run; None when the request was answered already."""
+        try:
+            async with asyncio.timeout(self.limits.body_timeout):
+                body = await read_body(receive, self.max_body)
+        except TimeoutError:
+            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+            await _json(send, 408, {"code": "request_timeout", "message": message}, close=True)
+            return None
+        if body is None:  # and the rest of it is not wanted: the connection closes
+            await _body_too_large(send, self.max_body)
+            return None
+        session = header(scope, SESSION_HEADER)
+        if not await self.calls.acquire(1, self.limits.queue_timeout):
+            await _busy(send, "tool calls")
+            return None
+        try:
+            return await self.calls.run(self._answer, name, body, session, kind=name)
+        finally:
+            self.calls.release(1)
 
     def _answer(self, name: str, body: bytes, session: str | None) -> _Answer:
         """Read the body, run the call, size its answer, and write it when small.
@@ -231,6 +271,19 @@ def header(scope: Scope, name: str) -> str | None:
     """The value of the request header ``name`` (matched case-insensitively; the first when repeated), or None."""
     value = headers(scope).get(name.lower())
     return None if value is None else bytes(value).decode("latin-1")
+
+
+def body_share(declared: int | None, limit: int) -> int:
+    """Bytes a request body takes from an app's budget of bodies while it is read and used.
+
+    Its declared length; ``limit`` when it declares none (chunked: it may grow
+    that far); nothing when it is declared small (``SMALL_BODY``: those are
+    bounded by the connections). So half-sent bodies cannot make a host hold
+    more than ``max_in_flight_bytes`` of them: the next waits, then gets 503.
+    """
+    if declared is None:
+        return limit
+    return declared if declared > SMALL_BODY else 0
 
 
 def declared_length(scope: Scope) -> int | None:
@@ -332,6 +385,11 @@ _RETRY_AFTER: Final = (b"retry-after", b"1")
 def json_headers(length: int, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
     """The headers of a JSON response of ``length`` bytes, then ``extra``."""
     return [_CONTENT_TYPE_JSON, (b"content-length", b"%d" % length), *extra]
+
+
+async def _body_too_large(send: Send, limit: int) -> None:
+    message = f"Invalid arguments: $: the body is larger than {limit} bytes"
+    await _json(send, 413, {"code": INVALID_ARGUMENTS, "message": message}, close=True)
 
 
 async def _busy(send: Send, what: str) -> None:

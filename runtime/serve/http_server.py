@@ -51,10 +51,13 @@ kernel spreads new connections over the workers' sockets.
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import logging
+import os
 import resource
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar, Final, Protocol
@@ -70,6 +73,7 @@ __all__ = [
     "MAX_HEAD_BYTES",
     "LimitedApp",
     "affordable_connections",
+    "claim_port",
     "raise_descriptor_limit",
     "reuse_port_socket",
     "serve",
@@ -359,6 +363,29 @@ class LimitedApp(Protocol):
     limits: HttpLimits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
+def claim_port(port: int) -> socket.socket | None:
+    """This user's claim on ``port`` for one ``serve --workers``, held while the returned socket is open.
+
+    ``SO_REUSEPORT`` lets any process of the same user bind the port too, so a
+    second server started on it would silently share its connections. The
+    claim is an abstract Unix socket named after the user and the port: the
+    kernel refuses a second one and drops it with the process that held it.
+    None where there are no abstract sockets (not Linux): no claim is made.
+
+    Raises:
+        OSError: ``EADDRINUSE``, another toolproof server of this user holds the port.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind(f"\0toolproof-http-{os.geteuid()}-{port}")
+    except OSError:
+        claim.close()
+        raise OSError(errno.EADDRINUSE, f"port {port} is already served by another toolproof server") from None
+    return claim
 
 
 def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:

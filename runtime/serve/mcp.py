@@ -48,23 +48,22 @@ JSON-RPC internal error for its id.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Final
 
 from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import RegistryError
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import encodable_json, is_encodable, printable
 from toolproof.runtime.result import json_bytes, json_value
-from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_dir
+from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
 
 __all__ = [
     "ERROR_META_KEY",
@@ -140,13 +139,30 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     return json_bytes(encodable_json(answer)) + b"\n"
 
 
+_EXPORT: Final = "exports/mcp/all.json"
+
+
 def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
-    """``tools/list`` entries: the generated MCP export, with the runtime's own input schemas."""
-    path = generated_dir(package) / "exports" / "mcp" / "all.json"
-    exported = {tool["name"]: tool for tool in json.loads(Path(path).read_text(encoding="utf-8"))["tools"]}
+    """``tools/list`` entries: the generated MCP export, with the runtime's own input schemas.
+
+    Raises:
+        RegistryError: the export cannot be read, or does not list every tool served (gen has not
+            run since the contracts or the project's ``include`` changed).
+    """
+    data = generated_json(package, _EXPORT)
+    try:
+        exported = {tool["name"]: dict(tool) for tool in data["tools"]}
+    except (KeyError, TypeError, ValueError):
+        raise RegistryError(
+            [generated_problem(package, _EXPORT, "cannot be loaded (not the MCP export gen writes)")]
+        ) from None
+    served = sorted(runtime.specs, key=lambda s: s.name)
+    missing = ", ".join(f"'{spec.name}'" for spec in served if spec.name not in exported)
+    if missing:  # gen has not run since the contracts or `include` changed
+        raise RegistryError([generated_problem(package, _EXPORT, f"does not list {missing}, which this host serves")])
     tools = []
-    for spec in sorted(runtime.specs, key=lambda s: s.name):
-        tool = dict(exported[spec.name])
+    for spec in served:
+        tool = exported[spec.name]
         tool["inputSchema"] = dict(spec.input_schema)  # dynamic enums as discovered at start-up
         tools.append(tool)
     return tools
@@ -159,6 +175,9 @@ class McpServer:
         runtime: the tools to serve.
         package: the generated package whose MCP export lists the tools (the project's).
         session: the session id tokens bind to (default: fresh per connection).
+
+    Raises:
+        RegistryError: the package's MCP export cannot be read or does not list every tool served.
     """
 
     def __init__(

@@ -51,6 +51,7 @@ from toolproof.runtime.serve.http import (
     Receive,
     Scope,
     Send,
+    body_share,
     declared_length,
     header,
     json_headers,
@@ -166,17 +167,24 @@ class StreamableMcp:
     Args:
         server: the protocol core; built with ``handshake=False``, as no request may rely on an earlier one.
         limits: the app's bounds (body timeout, call slots, queue timeout).
-        calls, responses: the call slots (and their threads) and response bytes to share with the app's REST
-            routes; new ones sized by ``limits`` when not given.
+        calls, responses, bodies: the call slots (and their threads), response bytes and request body bytes
+            to share with the app's REST routes; new ones sized by ``limits`` when not given.
     """
 
     def __init__(
-        self, server: McpServer, limits: HttpLimits, *, calls: Calls | None = None, responses: Budget | None = None
+        self,
+        server: McpServer,
+        limits: HttpLimits,
+        *,
+        calls: Calls | None = None,
+        responses: Budget | None = None,
+        bodies: Budget | None = None,
     ) -> None:
         self.server = server
         self.limits = limits
         self._calls = calls if calls is not None else Calls(limits.max_calls)
         self._responses = responses if responses is not None else Budget(limits.max_in_flight_bytes)
+        self._bodies = bodies if bodies is not None else Budget(limits.max_in_flight_bytes)
         self._tools = frozenset(spec.name for spec in server.runtime.specs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -192,18 +200,31 @@ class StreamableMcp:
             await _plain(send, 406, _error(None, INVALID_REQUEST, f"Not Acceptable: accept {_JSON} or {_SSE}"))
             return
         declared = declared_length(scope)
-        body = None
-        if declared is None or declared <= MAX_MESSAGE_BYTES:  # else refused before a byte of it is awaited
-            try:
-                async with asyncio.timeout(self.limits.body_timeout):
-                    body = await read_body(receive, MAX_MESSAGE_BYTES)
-            except TimeoutError:
-                message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
-                await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
-                return
+        if declared is not None and declared > MAX_MESSAGE_BYTES:  # refused before a byte of it is awaited
+            await _message_too_large(send)
+            return
+        held = min(body_share(declared, MAX_MESSAGE_BYTES), self._bodies.total)
+        if held and not await self._bodies.acquire(held, self.limits.queue_timeout):
+            busy = _error(None, INTERNAL_ERROR, "the server is busy with other requests; retry shortly")
+            await _plain(send, 503, busy, retry_after=True)
+            return
+        try:
+            await self._read(scope, receive, send, json_ok, sse_ok)
+        finally:
+            if held:
+                self._bodies.release(held)
+
+    async def _read(self, scope: Scope, receive: Receive, send: Send, json_ok: bool, sse_ok: bool) -> None:
+        """Read the body, parse it as one message, and answer it (the body's share of bytes held meanwhile)."""
+        try:
+            async with asyncio.timeout(self.limits.body_timeout):
+                body = await read_body(receive, MAX_MESSAGE_BYTES)
+        except TimeoutError:
+            message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
+            await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
+            return
         if body is None:  # and the rest of it is not wanted: the connection closes
-            too_large = _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
-            await _plain(send, 413, too_large, close=True)
+            await _message_too_large(send)
             return
         try:
             message = json_value(body)
@@ -356,6 +377,11 @@ def _settle(waiter: asyncio.Future[bool]) -> None:
 async def _raw(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *extra)})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _message_too_large(send: Send) -> None:
+    too_large = _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
+    await _plain(send, 413, too_large, close=True)
 
 
 async def _plain(

@@ -721,3 +721,39 @@ def test_no_descriptor_is_left_open_by_the_app(tmp_path: Path) -> None:
         _run(app, [arguments])
 
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def _body_started(port: int, path: str, length: int) -> socket.socket:
+    """A connection whose request declares ``length`` bytes of body and sends one, then waits."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=HANG)
+    lines = [f"POST {path} HTTP/1.1", "Host: test", "Content-Type: application/json", "Accept: application/json"]
+    lines += [f"Content-Length: {length}"]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n{").encode("latin-1"))
+    return sock
+
+
+def test_half_sent_large_bodies_hold_no_more_than_the_bytes_in_flight_and_small_requests_still_pass(
+    skills: Path, tmp_path: Path
+) -> None:
+    mib = 1 << 20
+    options = ("--max-in-flight-bytes", str(2 * mib), "--queue-timeout", "1", "--body-timeout", "30")
+    with _server(skills, tmp_path, *options) as port:
+        held = [_body_started(port, "/tools/read_file_in_skill", mib) for _ in range(2)]  # the whole budget
+        try:
+            time.sleep(0.3)  # both are being read
+            started = time.monotonic()
+            rest = _body_started(port, "/tools/read_file_in_skill", mib)
+            mcp = _body_started(port, "/mcp", mib)
+            with rest, mcp:
+                rest_answer, mcp_answer = _read_all(rest), _read_all(mcp)
+            waited = time.monotonic() - started
+            small = _call(port, "small.txt")
+        finally:
+            for sock in held:
+                sock.close()
+
+    assert rest_answer.startswith(b"HTTP/1.1 503 ") and b"retry-after: 1" in rest_answer.lower()
+    assert _body_of(rest_answer)["message"] == "the server is busy with other request bodies; retry shortly"
+    assert mcp_answer.startswith(b"HTTP/1.1 503 ")
+    assert waited < HANG
+    assert small[0] == 200, small  # a small body is read at once, whatever the large ones hold

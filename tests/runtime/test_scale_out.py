@@ -320,3 +320,37 @@ def test_workers_sign_with_the_very_bytes_of_the_key_file_the_supervisor_read(
     assert default_secret() == key and len(key) == 32
     monkeypatch.setenv("TOOLPROOF_GATE_SECRET", "a-secret-of-at-least-16-bytes")
     assert shared_secret_env() == {}  # the workers inherit the variable
+
+
+def test_a_second_server_on_a_port_our_workers_serve_refuses_to_start(cluster: Cluster) -> None:
+    port = cluster.backends[0]
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--workers", "2", "--port", str(port)]
+    command += ["--workspace", str(cluster.workspace)]
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": "a-secret-of-sixteen-bytes-or-more"}
+
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+
+    assert second.returncode == 1, second.stderr
+    assert f"cannot serve on 127.0.0.1:{port}: port {port} is already served by another toolproof server" in (
+        second.stderr
+    )
+    assert "Traceback" not in second.stderr
+
+
+def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
+    port = _free_port()
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--workers", "2", "--port", str(port)]
+    command += ["--workspace", str(tmp_path)]
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": "a-secret-of-sixteen-bytes-or-more"}
+    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _wait_healthy(port, server)
+        os.killpg(server.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the supervisor and every worker
+        _, stderr = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+    assert server.returncode == 0, stderr
+    assert b"Traceback" not in stderr and b"KeyboardInterrupt" not in stderr, stderr.decode()
