@@ -264,10 +264,14 @@ def load_config(config_file: Path) -> ProjectConfig:
     )
 
 
-def find_project(explicit: Path | None = None, *, start: Path | None = None) -> ProjectConfig:
+def find_project(
+    explicit: Path | None = None, *, start: Path | None = None, trusted_owner: int | None = None
+) -> ProjectConfig:
     """The project of ``explicit`` (a folder or settings file), else ``$TOOLPROOF_PROJECT``, else the nearest one.
 
-    The nearest one is searched from ``start`` (default: the current folder) upward.
+    The nearest one is searched from ``start`` (default: the current folder) upward,
+    and used only when it is safe to run its code (``_check_found``); files of
+    ``trusted_owner`` are safe too (the owner of code already running from there).
 
     A folder named explicitly that has no settings but a ``contracts/`` folder
     gets the default settings. Outside any project this is the built-in project.
@@ -296,18 +300,20 @@ def find_project(explicit: Path | None = None, *, start: Path | None = None) -> 
         for name in CONFIG_FILES:
             candidate = candidate_dir / name
             if candidate.is_file() and has_settings(candidate):
-                _check_found(candidate)
+                _check_found(candidate, trusted_owner)
                 return load_config(candidate)
     return builtin_project()
 
 
-def _check_found(config_file: Path) -> None:
+def _check_found(config_file: Path, trusted_owner: int | None = None) -> None:
     """Refuse a settings file found by searching that another user controls: its project's code would run as us.
 
     Like git's ``safe.directory``: the file and its folder must be ours (under
-    sudo, the invoking user's), and the folder not writable by everyone (where
-    anyone may plant a package it imports). A project named explicitly, with
-    ``--project`` or ``$TOOLPROOF_PROJECT``, is trusted as named.
+    sudo, the invoking user's), root's (who could run anything as us anyway:
+    a container image's files, say) or ``trusted_owner``'s, and the folder not
+    writable by everyone (where anyone may plant a package it imports). A
+    project named explicitly, with ``--project`` or ``$TOOLPROOF_PROJECT``, is
+    trusted as named.
 
     Raises:
         ProjectError: naming the file, whose it is, and how to trust it.
@@ -316,7 +322,9 @@ def _check_found(config_file: Path) -> None:
         return
     me = os.geteuid()
     sudo = os.environ.get("SUDO_UID", "")
-    allowed = {me, int(sudo)} if me == 0 and sudo.isdigit() else {me}
+    allowed = {me, 0} | ({int(sudo)} if me == 0 and sudo.isdigit() else set())
+    if trusted_owner is not None:
+        allowed.add(trusted_owner)
     folder = config_file.parent
     owners = {config_file.stat().st_uid, folder.stat().st_uid}
     trust = f"name it with --project {folder} (or ${PROJECT_ENV}) to trust it"

@@ -95,10 +95,14 @@ def bound_tool(module: str, project: Path | None = None) -> BoundTool:
 
 
 def _project_key(project: Path | None) -> Path | None:
-    """The settings file of the project at or above ``project``, or None for the built-in tools."""
+    """The settings file of the project at or above ``project``, or None for the built-in tools.
+
+    Its owner is trusted as the owner of ``project`` (a generated test, whose code runs already).
+    """
     if project is None:
         return None
-    return find_project(start=project if project.is_dir() else project.parent).config_file
+    start = project if project.is_dir() else project.parent
+    return find_project(start=start, trusted_owner=project.stat().st_uid).config_file
 
 
 @cache

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from toolproof.runtime.conformance.replay import _project_key
 from toolproof.runtime.errors import RegistryError
 from toolproof.runtime.project import (
     PROJECT_ENV,
@@ -152,6 +154,20 @@ def test_included_tool_sets_select_their_built_in_contracts(tmp_path: Path) -> N
     assert {s.package for s in specs} == {"toolproof.generated"}
 
 
+def _owned_by_another_user(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> int:
+    """Make ``paths`` another user's, as far as the trust check sees: chown them as root, else run as another uid.
+
+    Returns the uid that owns them now, which is neither ours nor root's.
+    """
+    if os.geteuid() == 0:
+        for path in paths:
+            os.chown(path, 4242, -1)
+        return 4242
+    owner = paths[0].stat().st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 1)
+    return owner
+
+
 def test_a_project_found_above_that_another_user_owns_is_refused_naming_how_to_trust_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,18 +176,49 @@ def test_a_project_found_above_that_another_user_owns_is_refused_naming_how_to_t
     settings = _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
     below = tmp_path / "mine"
     below.mkdir()
-    stranger = settings.stat().st_uid + 1
-    monkeypatch.setattr(os, "geteuid", lambda: stranger)
+    other = _owned_by_another_user(monkeypatch, settings, tmp_path)
 
     with pytest.raises(ProjectError) as refused:
         find_project(start=below)
 
     assert str(refused.value) == (
         f"{settings}: was found by searching up from here, but it or its folder belongs to another user "
-        f"(uid {stranger - 1}); toolproof runs a project's code, so it does not use one another user controls; "
+        f"(uid {other}); toolproof runs a project's code, so it does not use one another user controls; "
         f"name it with --project {tmp_path} (or ${PROJECT_ENV}) to trust it"
     )
     assert find_project(tmp_path).config_file == settings  # named, it is trusted
+    assert find_project(start=below, trusted_owner=other).config_file == settings  # as the owner of running code
+
+
+def test_a_project_root_owns_is_found_by_anyone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    settings = _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "geteuid", lambda: 4242)  # a container's USER, over files its image copied as root
+    else:
+        monkeypatch.setattr(os, "stat", _as_root(os.stat))
+
+    assert find_project(start=tmp_path).config_file == settings
+
+
+def _as_root(real_stat: Any) -> Any:
+    """``os.stat`` reporting every file as root's."""
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = real_stat(path, *args, **kwargs)
+        return os.stat_result((found.st_mode, found.st_ino, found.st_dev, found.st_nlink, 0, *found[5:10]))
+
+    return stat
+
+
+def test_a_generated_test_finds_its_project_whoever_runs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROJECT_ENV, raising=False)
+    settings = _write(tmp_path / "toolproof.toml", "[tool.toolproof]\n")
+    test_file = _write(tmp_path / "generated" / "tests" / "test_x.py", "")
+    other = _owned_by_another_user(monkeypatch, settings, tmp_path, test_file)
+
+    assert _project_key(test_file) == settings
+    assert other != os.geteuid()
 
 
 def test_under_sudo_a_project_of_the_invoking_user_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
