@@ -51,7 +51,10 @@ def _accepts_null(schema: Any) -> bool:
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and any(_accepts_null(sub) for sub in schema[key]):
             return True
-    return kind is None and not any(k in schema for k in ("enum", "const", "anyOf", "oneOf", "$ref", "properties"))
+    if isinstance(schema.get("allOf"), list) and not all(_accepts_null(sub) for sub in schema["allOf"]):
+        return False
+    shaped = ("enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties")
+    return kind is None and not any(k in schema for k in shaped)
 
 
 class _Planner:

@@ -134,6 +134,17 @@ def test_a_schema_with_only_nullable_or_required_fields_anywhere_has_no_plan() -
 
 _STRICT_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (
+        {
+            "type": "object",
+            "properties": {"opts": {"allOf": [{"$ref": "#/$defs/opts"}]}},
+            "additionalProperties": False,
+            "$defs": {
+                "opts": {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
+            },
+        },
+        {"opts": None},
+    ),
+    (
         {"type": "object", "properties": {"arr": {"type": "array", "items": _ITEM}}, "additionalProperties": False},
         {"arr": [{"k": None, "n": None}]},
     ),
