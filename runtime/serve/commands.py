@@ -205,16 +205,18 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
     if options["workers"] == 1:
         serve_app(app, host=options["host"], port=options["port"])
         return
+    gated = any("skill_gate" in spec.settings for spec in runtime.specs)
     try:
-        secret = shared_secret_env()
+        secret = shared_secret_env() if gated else {}  # a host with no gated tool needs no key file
         # Bound but not listening: it names the port for --port 0, and holds it while a worker restarts.
         reserved = reuse_port_socket(options["host"], options["port"], listen=False)
     except (GateSecretError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     with reserved:
-        port: int = reserved.getsockname()[1]
+        address: tuple[Any, ...] = reserved.getsockname()
+        port: int = address[1]
         try:  # SO_REUSEPORT would let a second server of ours share the port silently
-            claim = claim_port(port)
+            claim = claim_port(address[0], port)
         except OSError as exc:
             raise click.ClickException(f"cannot serve on {options['host']}:{port}: {exc.strerror}") from None
         spec = {"served": served, "options": {**options, "port": port}}

@@ -365,23 +365,24 @@ class LimitedApp(Protocol):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
 
-def claim_port(port: int) -> socket.socket | None:
-    """This user's claim on ``port`` for one ``serve --workers``, held while the returned socket is open.
+def claim_port(address: str, port: int) -> socket.socket | None:
+    """This user's claim on ``address:port`` for one ``serve --workers``, held while the returned socket is open.
 
     ``SO_REUSEPORT`` lets any process of the same user bind the port too, so a
     second server started on it would silently share its connections. The
-    claim is an abstract Unix socket named after the user and the port: the
-    kernel refuses a second one and drops it with the process that held it.
-    None where there are no abstract sockets (not Linux): no claim is made.
+    claim is an abstract Unix socket named after the user, the address as
+    bound and the port: the kernel refuses a second one and drops it with the
+    process that held it. None where there are no abstract sockets (not
+    Linux): no claim is made.
 
     Raises:
-        OSError: ``EADDRINUSE``, another toolproof server of this user holds the port.
+        OSError: ``EADDRINUSE``, another toolproof server of this user holds the address and port.
     """
     if not sys.platform.startswith("linux"):
         return None
     claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        claim.bind(f"\0toolproof-http-{os.geteuid()}-{port}")
+        claim.bind(f"\0toolproof-http-{os.geteuid()}-{address}-{port}")
     except OSError:
         claim.close()
         raise OSError(errno.EADDRINUSE, f"port {port} is already served by another toolproof server") from None

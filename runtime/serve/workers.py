@@ -130,7 +130,9 @@ class Supervisor:
         try:
             self.workers = [self._start() for _ in range(self.count)]
             status = self._watch()
-            self._stop(signal.SIGTERM if self._stop_signal is None else self._stop_signal)
+            # SIGTERM whichever signal came: uvicorn stops as gracefully on it, and a worker still starting
+            # dies of it quietly, where a SIGINT would print its KeyboardInterrupt's traceback.
+            self._stop(signal.SIGTERM)
             return status
         finally:
             for sig, handler in previous.items():
@@ -144,7 +146,7 @@ class Supervisor:
         return worker
 
     def _on_signal(self, sig: int, frame: FrameType | None) -> None:
-        """Note the signal; the loop passes it on within ``_POLL_SECONDS`` (once: a second SIGINT hurries uvicorn)."""
+        """Note the signal; the loop stops the workers within ``_POLL_SECONDS`` (with SIGTERM, once)."""
         del frame
         if self._stop_signal is None:
             self._stop_signal = sig

@@ -354,3 +354,51 @@ def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
 
     assert server.returncode == 0, stderr
     assert b"Traceback" not in stderr and b"KeyboardInterrupt" not in stderr, stderr.decode()
+
+
+def _serve_workers(port: int, host: str, workspace: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--workers", "2", "--host", host]
+    command += ["--port", str(port), "--workspace", str(workspace), *extra]
+    return subprocess.Popen(command, env=env, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _stop_group(server: subprocess.Popen[bytes]) -> bytes:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+    _, stderr = server.communicate(timeout=30)
+    return stderr
+
+
+def test_a_second_address_on_the_same_port_is_served_alongside(cluster: Cluster) -> None:
+    port = cluster.backends[0]
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": "a-secret-of-sixteen-bytes-or-more"}
+    beside = _serve_workers(port, "127.0.0.2", cluster.workspace, env)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert beside.poll() is None, beside.communicate()[1].decode()
+            try:
+                with socket.create_connection(("127.0.0.2", port), timeout=1) as sock:
+                    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n")
+                    if sock.recv(64).startswith(b"HTTP/1.1 200"):
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the second address was not served"
+            time.sleep(0.1)
+    finally:
+        _stop_group(beside)
+
+
+def test_workers_serving_no_gated_tool_need_no_gate_key_file(tmp_path: Path) -> None:
+    port = _free_port()
+    (tmp_path / "state").write_text("a file where the state folder should be", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPROOF_GATE_SECRET"}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    server = _serve_workers(port, "127.0.0.1", tmp_path, env, "--toolset", "aintern")
+    try:
+        _wait_healthy(port, server)
+    finally:
+        stderr = _stop_group(server)
+
+    assert b"gate key" not in stderr, stderr.decode()
