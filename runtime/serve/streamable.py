@@ -9,7 +9,7 @@ or no header, is served as 2025-11-25, whose ``initialize`` is answered without
 a session id (the specification lets a server keep none), so every later
 request stands alone too and any worker behind a balancer can answer it. A
 header naming any other revision, or no revision at all, gets 400 and -32022
-with the versions we speak, whatever the message: the specification requires
+with the versions we speak, whatever the JSON-RPC message: the specification requires
 400 for an invalid or unsupported version, and a later date is not taken for
 2026-07-28, nor an earlier one for 2025.
 
