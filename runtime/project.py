@@ -367,7 +367,14 @@ def check_importable(config: ProjectConfig) -> None:
         raise RegistryError(
             [f"{config.name}: generated package {config.package!r} cannot be imported ({exc}); run `{config.command}`"]
         ) from None
-    found = Path(module.__file__ or "").resolve().parent
+    if module.__file__ is None:  # a namespace package: the folder is there, its __init__.py is not
+        raise RegistryError(
+            [
+                f"{config.name}: generated package {config.package!r} has no __init__.py in {config.generated}; "
+                f"run `{config.command}`"
+            ]
+        )
+    found = Path(module.__file__).resolve().parent
     if found != config.generated.resolve():
         raise RegistryError(
             [

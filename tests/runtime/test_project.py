@@ -123,6 +123,25 @@ def test_an_installed_package_that_shadows_the_generated_one_is_named(tmp_path: 
     assert "not from the project's" in info.value.problems[0]
 
 
+def test_a_generated_folder_without_its_init_is_named_with_the_command_that_writes_it(tmp_path: Path) -> None:
+    _write(tmp_path / "toolproof.toml", "[tool.toolproof]\npackage = 'gen_no_init'\ngenerated = 'gen_no_init'\n")
+    (tmp_path / "gen_no_init" / "contracts").mkdir(parents=True)
+    config = find_project(tmp_path)
+    before = list(sys.path)
+    try:
+        activate(config)
+        with pytest.raises(RegistryError) as info:
+            check_importable(config)
+    finally:
+        sys.path[:] = before
+        sys.modules.pop("gen_no_init", None)
+
+    assert info.value.problems == [
+        f"{config.name}: generated package 'gen_no_init' has no __init__.py in {tmp_path / 'gen_no_init'}; "
+        "run `toolproof gen`"
+    ]
+
+
 def test_activate_puts_the_source_roots_first_once(tmp_path: Path) -> None:
     _write(tmp_path / "toolproof.toml", "[tool.toolproof]\nsource-roots = ['src', '.']\n")
     config = find_project(tmp_path)
