@@ -810,7 +810,7 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
     contracts: list[Contract] = []
     for path in paths:
         display = config.relative(path)
-        source, problems = load_source(path, display)
+        source, problems = load_source(path, display, within=(config.root, folder))
         if source is None:
             raise BreakingError(f"the contracts at {ref} do not load: {problems[0]}")
         data = source.data
@@ -840,6 +840,8 @@ def _from_folder(ref: str, folder: Path, config: ProjectConfig) -> list[Contract
 
 
 def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
+    from toolproof.generator.source import MAX_CONTRACT_BYTES
+
     top = _git(["rev-parse", "--show-toplevel"], config.root)
     if top is None:
         raise BreakingError(f"{ref}: not a folder, and {config.root} is not in a git repository")
@@ -854,12 +856,18 @@ def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
     except ValueError:
         raise BreakingError(f"the contracts folder {config.contracts} is outside the git repository") from None
     tree = sha if inside == "." else f"{sha}:{inside}"
-    listing = _git(["ls-tree", "-z", tree], root) or b""  # from the top: in a subfolder ls-tree lists only that
+    listing = _git(["ls-tree", "-l", "-z", tree], root) or b""  # from the top: in a subfolder ls-tree lists only that
     blobs = []
     for entry in listing.decode("utf-8").split("\0"):
         meta, _, name = entry.partition("\t")
-        if meta.split(" ")[1:2] == ["blob"] and name.endswith((".yaml", ".yml")):
-            blobs.append((name, meta.split(" ")[2]))
+        mode, kind, blob, size = [*meta.split(), "", "", "", ""][:4]
+        if kind != "blob" or not name.endswith((".yaml", ".yml")):
+            continue
+        if mode == "120000":  # the blob holds the link's target, not a contract
+            raise BreakingError(f"{ref}: {inside}/{name} is a symbolic link; a contract at a git ref must be a file")
+        if size.isdigit() and int(size) > MAX_CONTRACT_BYTES:
+            raise BreakingError(f"{ref}: {inside}/{name} is larger than {MAX_CONTRACT_BYTES} bytes, too large to read")
+        blobs.append((name, blob))
     if not blobs:
         raise BreakingError(f"{ref}: no contracts in {inside}/")
     try:

@@ -20,7 +20,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
-from toolproof.generator.naming import PACKAGE_ENTRIES, module_name
+from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.schemalint import check_schema
 from toolproof.generator.source import JsonPath, Source
@@ -424,10 +424,12 @@ def check_source(source: Source) -> list[Problem]:
 
 
 def check_together(sources: Iterable[Source]) -> list[Problem]:
-    """Problems across contracts: duplicate tool names and module names."""
+    """Problems across contracts: duplicate tool names, module names, and generated files two tools share."""
     problems: list[Problem] = []
     names: dict[str, Source] = {}
     modules: dict[str, Source] = {}
+    files: dict[str, tuple[str, Source]] = {}
+    """Each file gen writes for the tools met so far (``naming.tool_files``), and its tool."""
     for source in sources:
         data = source.data
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
@@ -455,5 +457,13 @@ def check_together(sources: Iterable[Source]) -> list[Problem]:
                         ("name",), "module-clash", f"tool '{name}' maps to module '{module}' as does {other.path}"
                     )
                 )
+            elif shared := [path for path in tool_files(module).values() if path in files]:
+                other_name, other = files[shared[0]]
+                message = (
+                    f"tool '{name}' and tool '{other_name}' ({other.path}) would both generate"
+                    f" {shared[0]} in the generated folder; rename one"
+                )
+                problems.append(source.problem(("name",), "module-clash", message))
             modules[module] = source
+            files |= dict.fromkeys(tool_files(module).values(), (name, source))
     return problems

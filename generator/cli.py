@@ -63,6 +63,10 @@ def _own_project(project: Path | None, command: str) -> ProjectConfig:
     return config
 
 
+_LOCK_WAIT = 60.0
+"""Seconds gen waits for another gen of the project to let go of the lock before it gives up."""
+
+
 @contextmanager
 def _one_gen_at_a_time(config: ProjectConfig, *, shared: bool = False) -> Iterator[None]:
     """Hold the project's gen lock: gens of one project run one after another, and a check waits for a gen.
@@ -70,21 +74,40 @@ def _one_gen_at_a_time(config: ProjectConfig, *, shared: bool = False) -> Iterat
     The lock is an advisory ``flock`` on the project folder, held from reading the contracts to the
     last file written. That folder exists before gen runs and lies outside the generated folder,
     and, unlike the settings file, keeps its inode when an editor saves by renaming a new copy into
-    place (two gens would then lock two files). The kernel drops the lock when the process ends,
-    however it ends: a killed gen never leaves it held.
+    place (two gens would then lock two files); a read-only checkout can take it, so ``gen --check``
+    runs there. The kernel drops the lock when the process ends, however it ends: a killed gen never
+    leaves it held. Anyone who can read the folder can take it too, so the wait is bounded
+    (``_LOCK_WAIT``): a lock held longer ends gen with an error, never an endless wait.
+
+    Raises:
+        click.ClickException: the lock stayed held for ``_LOCK_WAIT`` seconds.
     """
     import fcntl
+    import time
 
     fd = os.open(config.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-        try:
-            fcntl.flock(fd, kind | fcntl.LOCK_NB)
-        except BlockingIOError:
-            click.echo(f"toolproof: another gen of {config.root} is running; waiting for it to finish", err=True)
-            fcntl.flock(fd, kind)
-        except OSError:  # a file system without locks: gen as before, unguarded, rather than not at all
-            pass
+        kind = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+        deadline = time.monotonic() + _LOCK_WAIT
+        waiting = False
+        while True:
+            try:
+                fcntl.flock(fd, kind)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise click.ClickException(
+                        f"another gen of {config.root} has held its lock for {_LOCK_WAIT:g} s; run again when it"
+                        " ends (any process that can read the folder can hold it)"
+                    ) from None
+                if not waiting:
+                    click.echo(
+                        f"toolproof: another gen of {config.root} is running; waiting for it to finish", err=True
+                    )
+                    waiting = True
+                time.sleep(0.1)
+            except OSError:  # a file system without locks: gen as before, unguarded, rather than not at all
+                break
         yield
     finally:
         os.close(fd)

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Container
 
-__all__ = ["PACKAGE_ENTRIES", "class_name", "is_identifier", "module_name", "python_name"]
+__all__ = ["PACKAGE_ENTRIES", "class_name", "is_identifier", "module_name", "python_name", "tool_files"]
 
 _NON_WORD = re.compile(r"[^0-9A-Za-z_]+")
 
@@ -15,6 +15,26 @@ PACKAGE_ENTRIES = frozenset({"__init__", "__main__", "contracts", "docs", "expor
 """Names in the generated package that are not tool modules: what gen writes there itself (``__init__.py``
 and the ``contracts/``, ``docs/``, ``exports/`` and ``tests/`` folders), and ``__main__``, which Python runs
 for ``python -m <package>``. A tool module of one of these names would overwrite or shadow it."""
+
+
+def tool_files(module: str, *, builtin: bool = False) -> dict[str, str]:
+    """Every file gen writes for the tool of ``module``, by what it is, relative to the generated folder.
+
+    ``render_all`` writes these and only these for each tool, and lint refuses two tools that
+    share one (module-clash): ``word_count_properties``'s conformance tests would otherwise
+    take the place of ``word_count``'s property tests. A built-in tool the project includes
+    has its stub and contract JSON in ``toolproof.generated``, not here.
+    """
+    files = {} if builtin else {"stub": f"{module}.py", "contract": f"contracts/{module}.json"}
+    return files | {
+        "tests": f"tests/test_{module}.py",
+        "properties": f"tests/test_{module}_properties.py",
+        "fuzz": f"tests/test_{module}_fuzz.py",
+        "docs": f"docs/{module}.md",
+        "typescript": f"exports/typescript/{module}.d.ts",
+        "jsonschema": f"exports/jsonschema/{module}.json",
+        "vectors": f"exports/vectors/{module}.json",
+    }
 
 
 def module_name(tool_name: str) -> str:

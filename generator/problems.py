@@ -84,7 +84,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP101", "contract-format", _E, "The contract breaks the contract format's meta-schema."),
         Rule("TP102", "file-name", _E, "The file is not named after the tool's module."),
         Rule("TP103", "duplicate-tool", _E, "Two contracts, or a contract and a built-in, share a name."),
-        Rule("TP104", "module-clash", _E, "Two tools map to one module, or one to a module name the package keeps."),
+        Rule("TP104", "module-clash", _E, "Two tools share a module or a generated file, or one has a reserved name."),
         Rule("TP105", "standard-code", _E, "The catalogue redefines a standard error code."),
         Rule("TP106", "template-syntax", _E, "A message or render template does not parse."),
         Rule("TP107", "unknown-placeholder", _E, "A template placeholder names nothing it may name."),

@@ -213,9 +213,10 @@ def _load_contracts(config: ProjectConfig, project: Project) -> list[Contract]:
     contracts: list[Contract] = []
     sources: list[Source] = []
     interned: Interned = {}
+    within = (config.root, folder)
     for path in paths:
         display = config.relative(path)
-        source, problems = load_source(path, display, interned=interned)
+        source, problems = load_source(path, display, within=within, interned=interned)
         project.problems.extend(problems)
         if source is None:
             continue

@@ -26,7 +26,7 @@ from toolproof.generator.artifacts import json_schemas, vectors
 from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions
 from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract
-from toolproof.generator.naming import PACKAGE_ENTRIES
+from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import openapi_document
 from toolproof.generator.typescript import typescript_declarations
 
@@ -364,24 +364,29 @@ def render_all(
             raise ValueError(f"tool {c.name!r}: module {c.module!r} is a name the generated package keeps")
         own_sources = {c.source: c.sha256}
         is_builtin = c.module in builtin_modules
+        paths = {kind: f"{out}/{path}" for kind, path in tool_files(c.module, builtin=is_builtin).items()}
+        texts: dict[str, str] = {}
+        jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
         if not is_builtin:  # a built-in contract's stub and JSON ship in toolproof.generated
-            files[f"{out}/{c.module}.py"] = _stub(c, layout)
-            json_files[f"{out}/contracts/{c.module}.json"] = (dump_json(c.data()), own_sources)
+            texts["stub"] = _stub(c, layout)
+            jsons["contract"] = (dump_json(c.data()), own_sources)
         package = "toolproof.generated" if is_builtin else layout.package
-        files[f"{out}/tests/test_{c.module}.py"] = _conformance_test(c, layout, package)
-        files[f"{out}/tests/test_{c.module}_properties.py"] = _properties_test(c, layout)  # annotations checked
-        files[f"{out}/tests/test_{c.module}_fuzz.py"] = env.get_template("fuzz_test.py.jinja").render(
-            c=c, layout=layout
-        )  # schema fuzzed (runtime/conformance)
-        files[f"{out}/docs/{c.module}.md"] = render_docs(c, openai_all[c.name], layout)
-        files[f"{out}/exports/typescript/{c.module}.d.ts"] = env.get_template("tool.d.ts.jinja").render(
+        texts["tests"] = _conformance_test(c, layout, package)
+        texts["properties"] = _properties_test(c, layout)  # annotations checked
+        texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
+        texts["docs"] = render_docs(c, openai_all[c.name], layout)
+        texts["typescript"] = env.get_template("tool.d.ts.jinja").render(
             c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
         )
-        json_files[f"{out}/exports/jsonschema/{c.module}.json"] = (
-            dump_json(json_schemas(c, c.exported_input(enums))),
-            own_sources,
-        )
-        json_files[f"{out}/exports/vectors/{c.module}.json"] = (dump_json(vectors(c)), own_sources)
+        jsons["jsonschema"] = (dump_json(json_schemas(c, c.exported_input(enums))), own_sources)
+        jsons["vectors"] = (dump_json(vectors(c)), own_sources)
+        if texts.keys() | jsons.keys() != paths.keys():
+            raise ValueError(f"tool {c.name!r}: naming.tool_files does not list every file rendered for it")
+        taken = [p for p in paths.values() if p in files or p in json_files]
+        if taken:  # lint refuses two tools sharing a file (module-clash): never let one replace another's
+            raise ValueError(f"tool {c.name!r}: {taken[0]} is another tool's file")
+        files |= {paths[kind]: text for kind, text in texts.items()}
+        json_files |= {paths[kind]: value for kind, value in jsons.items()}
     json_files[f"{out}/openapi.json"] = (
         dump_json(openapi_document(contracts, enums, _version())),
         all_sources,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import os
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,7 +16,10 @@ import yaml
 from toolproof.generator.problems import Level, Problem, rule
 from toolproof.runtime.skills.yamlguard import MAX_DEPTH, too_deep
 
-__all__ = ["Interned", "JsonPath", "Source", "load_source"]
+__all__ = ["MAX_CONTRACT_BYTES", "Interned", "JsonPath", "Source", "load_source"]
+
+MAX_CONTRACT_BYTES = 8 * 1024 * 1024
+"""The largest contract read: far more than any tool's needs, and a bound on what a bad file can cost."""
 
 JsonPath = tuple[str | int, ...]
 Interned = dict[tuple[Any, ...], Any]
@@ -280,6 +286,44 @@ def _problem(display: str, rule_name: str, message: str, line: int = 1, column: 
     return rule(rule_name).at(display, line, column, message)
 
 
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFDIR: "a folder"}
+
+
+def _read(path: Path, within: Sequence[Path]) -> bytes | str:
+    """The bytes of the regular file at ``path``, or why they are not read.
+
+    A FIFO, a device or a socket is never read: opened without blocking, it is refused
+    once ``fstat`` says what it is (reading a FIFO waits for a writer, ``/dev/zero`` never
+    ends). A link may lead to a file inside ``within``, not outside: a contract from a
+    pull request must not make CI read, and print in problems or generated files, a file
+    of the machine it runs on. More than ``MAX_CONTRACT_BYTES`` is refused unread.
+    """
+    if within:
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of links (Python < 3.13)
+            return f"cannot read the file: {getattr(exc, 'strerror', None) or 'a loop of links'}"
+        if not any(target.is_relative_to(folder.resolve()) for folder in within):
+            return f"a link to {target}, outside the project; a contract must lie inside it"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"cannot read the file: {exc.strerror}"
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return f"{_KINDS.get(stat.S_IFMT(mode), 'a socket')}, not a regular file"
+        with open(fd, "rb", closefd=False) as file:
+            raw = file.read(MAX_CONTRACT_BYTES + 1)
+    except OSError as exc:
+        return f"cannot read the file: {exc.strerror}"
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_CONTRACT_BYTES:
+        return f"larger than {MAX_CONTRACT_BYTES // (1024 * 1024)} MiB, the most a contract may hold"
+    return raw
+
+
 def _too_deep(text: str) -> bool:
     """``too_deep(text)``, read only where the text could nest that deep: most contracts cannot.
 
@@ -304,12 +348,16 @@ def _tab(text: str, line: int, column: int) -> tuple[int, int] | None:
     return (line + 1, indent.index("\t") + 1) if "\t" in indent else None
 
 
-def load_source(path: Path, display: str, *, interned: Interned | None = None) -> tuple[Source | None, list[Problem]]:
+def load_source(
+    path: Path, display: str, *, within: Sequence[Path] = (), interned: Interned | None = None
+) -> tuple[Source | None, list[Problem]]:
     """Read and parse one contract file.
 
     Args:
         path: where the file is.
         display: the path to print in problems (relative to the project).
+        within: the folders the file must lie in once its links are followed (the project and its
+            contracts folder); none: anywhere.
         interned: a table the files of one load share, so that a path or a line and column
             found in many of them is one tuple: fewer objects to keep and for the garbage
             collector to visit (equal tuples are interchangeable).
@@ -317,10 +365,9 @@ def load_source(path: Path, display: str, *, interned: Interned | None = None) -
     Returns:
         The source (None when the file cannot be read or parsed) and the problems found.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return None, [_problem(display, "unreadable-file", f"cannot read the file: {exc.strerror}")]
+    raw = _read(path, within)
+    if isinstance(raw, str):
+        return None, [_problem(display, "unreadable-file", raw)]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -245,3 +247,34 @@ def test_lint_and_gen_take_schemas_json_schema_allows(runner: CliRunner, tmp_pat
     assert lint.exit_code == 0, lint.output
     assert "TP403" not in lint.output and "internal error" not in lint.output
     assert gen.exit_code == 0, gen.output
+
+
+def _unblock(fifo: Path) -> None:
+    """End a read waiting on ``fifo``: a writer opens it and leaves, so the reader sees an empty file."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # no reader waits
+        pass
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["gen"], ["gen", "--check"], ["lint"], ["export", "--format", "openai"], ["breaking", "--against", "contracts"]],
+    ids=" ".join,
+)
+def test_a_fifo_among_the_contracts_is_refused_at_once_naming_it(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    root = _project(tmp_path)
+    fifo = root / "contracts" / "evil.yaml"
+    os.mkfifo(fifo)
+    monkeypatch.chdir(root)
+    rescue = threading.Timer(20, _unblock, [fifo])  # were it read, the test would fail rather than hang
+    rescue.start()
+    try:
+        result = runner.invoke(cli, [*command, "--project", str(root)])
+    finally:
+        rescue.cancel()
+
+    assert result.exit_code in (1, 2), result.output
+    assert "contracts/evil.yaml:1:1: error [TP001] a FIFO, not a regular file" in result.output

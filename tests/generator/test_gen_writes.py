@@ -8,12 +8,14 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
+from toolproof.generator import cli as generator_cli
 from toolproof.generator import load_project
 from toolproof.generator.render import Drift, write_all
 
@@ -161,6 +163,32 @@ def test_a_gen_waits_while_another_gen_of_the_project_holds_its_lock(tmp_path: P
     assert (waiting.returncode, err) == (0, "")
     assert out.endswith("file(s) changed, 1 contract(s)\n")
     assert CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)]).exit_code == 0
+
+
+def test_a_lock_held_too_long_ends_gen_with_an_error_naming_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path)
+    monkeypatch.setattr(generator_cli, "_LOCK_WAIT", 0.3)
+    folder = os.open(project, os.O_RDONLY | os.O_DIRECTORY)  # read access is all it takes to hold it
+    rescue = threading.Timer(20, fcntl.flock, [folder, fcntl.LOCK_UN])  # were there no bound: fail, not hang
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        rescue.start()
+        results = [
+            CliRunner().invoke(cli, [*check, "--project", str(project)]) for check in (["gen", "--check"], ["gen"])
+        ]
+    finally:
+        rescue.cancel()
+        os.close(folder)
+
+    for result in results:
+        assert result.exit_code == 1
+        assert result.output == (
+            f"toolproof: another gen of {project} is running; waiting for it to finish\n"
+            f"Error: another gen of {project} has held its lock for 0.3 s; run again when it ends "
+            "(any process that can read the folder can hold it)\n"
+        )
 
 
 _READY_THEN_GEN = """

@@ -104,6 +104,21 @@ def test_two_names_for_one_module_are_reported(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(("suffix", "kind"), [("properties", "properties"), ("fuzz", "fuzz")])
+def test_a_tool_whose_generated_file_is_another_tool_s_is_refused(tmp_path: Path, suffix: str, kind: str) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / "echo.yaml").write_text(ECHO.format(name="echo"), encoding="utf-8")
+    (folder / f"echo_{suffix}.yaml").write_text(ECHO.format(name=f"echo_{suffix}"), encoding="utf-8")
+
+    problems = [str(p) for p in load_project(tmp_path).problems if p.level is Level.ERROR]
+
+    assert problems == [
+        f"contracts/echo_{suffix}.yaml:1:7: error [TP104] tool 'echo_{suffix}' and tool 'echo' (contracts/echo.yaml)"
+        f" would both generate tests/test_echo_{kind}.py in the generated folder; rename one"
+    ]
+
+
 @pytest.mark.parametrize(
     ("name", "module"),
     [

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import random
+import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
 from toolproof.generator import source
-from toolproof.generator.source import Interned, load_source
+from toolproof.generator.source import MAX_CONTRACT_BYTES, Interned, load_source
 from toolproof.runtime.skills.yamlguard import too_deep
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,3 +95,64 @@ def test_files_read_in_one_load_share_equal_paths_and_positions(tmp_path: Path) 
     assert all(x is y for x, y in zip(a.marks, b.marks, strict=True))
     assert all(a.marks[path] is b.marks[path] for path in a.marks)
     assert a.where(("list", 1)) == (3, 11)
+
+
+def _unblock(fifo: Path) -> None:
+    """End a read waiting on ``fifo``: a writer opens it and leaves, so the reader sees an empty file."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # no reader waits
+        pass
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "echo.yaml")
+    rescue = threading.Timer(20, _unblock, [tmp_path / "echo.yaml"])  # were it read, fail rather than hang
+    rescue.start()
+    try:
+        loaded, problems = load_source(tmp_path / "echo.yaml", "echo.yaml")
+    finally:
+        rescue.cancel()
+
+    assert loaded is None
+    assert [str(p) for p in problems] == ["echo.yaml:1:1: error [TP001] a FIFO, not a regular file"]
+
+
+def test_a_device_is_refused_unread() -> None:
+    loaded, problems = load_source(Path("/dev/zero"), "zero.yaml")
+
+    assert loaded is None
+    assert [str(p) for p in problems] == ["zero.yaml:1:1: error [TP001] a device, not a regular file"]
+
+
+def test_a_file_larger_than_the_cap_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "echo.yaml"
+    with path.open("wb") as file:
+        file.truncate(MAX_CONTRACT_BYTES + 1)
+
+    loaded, problems = load_source(path, "echo.yaml")
+
+    assert loaded is None
+    assert [str(p) for p in problems] == [
+        "echo.yaml:1:1: error [TP001] larger than 8 MiB, the most a contract may hold"
+    ]
+
+
+def test_a_link_is_followed_inside_the_allowed_folders_and_refused_outside_them(tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "shared").mkdir(parents=True)
+    elsewhere.mkdir()
+    (project / "shared" / "a.yaml").write_text("name: a\n", encoding="utf-8")
+    (elsewhere / "b.yaml").write_text("name: b\n", encoding="utf-8")
+    (project / "a.yaml").symlink_to(project / "shared" / "a.yaml")
+    (project / "b.yaml").symlink_to(elsewhere / "b.yaml")
+
+    inside, inside_problems = load_source(project / "a.yaml", "a.yaml", within=(project,))
+    outside, outside_problems = load_source(project / "b.yaml", "b.yaml", within=(project,))
+
+    assert inside is not None and inside.data == {"name": "a"} and inside_problems == []
+    assert outside is None
+    assert [str(p) for p in outside_problems] == [
+        f"b.yaml:1:1: error [TP001] a link to {elsewhere.resolve() / 'b.yaml'}, outside the project; "
+        "a contract must lie inside it"
+    ]
