@@ -17,6 +17,7 @@ from toolproof.generator.checks import check_source, check_together
 from toolproof.generator.exports import DEFINITION_FORMATS, Exported
 from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
 from toolproof.generator.model import Contract, build_contract
+from toolproof.generator.naming import tool_files
 from toolproof.generator.problems import Level, Problem, rule
 from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
 from toolproof.generator.source import Interned, Source, load_source
@@ -258,6 +259,19 @@ def _included(config: ProjectConfig, project: Project) -> list[Contract]:
                     f"tool '{c.name}' is also the built-in tool of set {', '.join(c.toolsets)}, which {where} includes",
                 )
             )
+    builtin_files = {
+        path: c for c in chosen if c.name not in own for path in tool_files(c.module, builtin=True).values()
+    }
+    for name, contract in own.items():
+        shared = [path for path in tool_files(contract.module).values() if path in builtin_files]
+        if shared:
+            other = builtin_files[shared[0]]
+            line, column = contract.where(("name",))
+            message = (
+                f"tool '{name}' and the built-in tool '{other.name}', which {where} includes, would both generate"
+                f" {shared[0]} in the generated folder; rename the tool"
+            )
+            project.problems.append(rule("module-clash").at(contract.source, line, column, message))
     return chosen
 
 

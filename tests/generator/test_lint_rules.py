@@ -203,6 +203,19 @@ def test_each_rule_reports_its_problem(rule_id: str, tmp_path: Path) -> None:
     assert expected in _problems(tmp_path)
 
 
+def test_a_tool_whose_generated_file_an_included_built_in_tool_writes_is_a_module_clash(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    contract = tmp_path / "contracts" / "read_file_properties.yaml"
+    contract.write_text(_echo(name="read_file_properties"), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.toolproof]\ninclude = ["gateway"]\n', encoding="utf-8")
+
+    assert (
+        "contracts/read_file_properties.yaml:1:7: error [TP104] tool 'read_file_properties' and the built-in tool "
+        "'read_file', which pyproject.toml includes, would both generate tests/test_read_file_properties.py in the "
+        "generated folder; rename the tool"
+    ) in _problems(tmp_path)
+
+
 # --- the schema rules, variant by variant -------------------------------------------------------------------
 
 
