@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any, ClassVar
 import yaml
 
 from toolproof.generator.problems import Level, Problem, rule
+from toolproof.runtime.regular import NotRegular, TooLarge, read_regular
 from toolproof.runtime.skills.yamlguard import MAX_DEPTH, too_deep
 
 __all__ = ["MAX_CONTRACT_BYTES", "Interned", "JsonPath", "Source", "load_source"]
@@ -286,9 +285,6 @@ def _problem(display: str, rule_name: str, message: str, line: int = 1, column: 
     return rule(rule_name).at(display, line, column, message)
 
 
-_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFDIR: "a folder"}
-
-
 def _read(path: Path, within: Sequence[Path]) -> bytes | str:
     """The bytes of the regular file at ``path``, or why they are not read.
 
@@ -306,22 +302,13 @@ def _read(path: Path, within: Sequence[Path]) -> bytes | str:
         if not any(target.is_relative_to(folder.resolve()) for folder in within):
             return f"a link to {target}, outside the project; a contract must lie inside it"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, MAX_CONTRACT_BYTES)
     except OSError as exc:
         return f"cannot read the file: {exc.strerror}"
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            return f"{_KINDS.get(stat.S_IFMT(mode), 'a socket')}, not a regular file"
-        with open(fd, "rb", closefd=False) as file:
-            raw = file.read(MAX_CONTRACT_BYTES + 1)
-    except OSError as exc:
-        return f"cannot read the file: {exc.strerror}"
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_CONTRACT_BYTES:
+    except NotRegular as exc:
+        return str(exc)
+    except TooLarge:
         return f"larger than {MAX_CONTRACT_BYTES // (1024 * 1024)} MiB, the most a contract may hold"
-    return raw
 
 
 def _too_deep(text: str) -> bool:

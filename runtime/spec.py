@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from toolproof.runtime.errors import STANDARD_ERRORS, RegistryError
+from toolproof.runtime.regular import NotRegular, TooLarge, read_regular
 from toolproof.runtime.template import Template
 
 __all__ = [
@@ -217,54 +216,21 @@ def _package(package: str) -> tuple[Any, Path]:
 
 def _load_json(folder: Path, package: str, relative: str) -> JSON:
     try:
-        return json.loads(_read_regular(folder / relative))
+        data = read_regular(folder / relative, MAX_GENERATED_BYTES)
+        if data:
+            return json.loads(data)
+        reason = "empty"
     except OSError as exc:
         reason = exc.strerror or str(exc)
     except UnicodeDecodeError as exc:
         reason = f"not UTF-8: {exc.reason} at byte {exc.start}"
     except RecursionError:
         reason = "not JSON: nested too deeply"
-    except _Unusable as exc:
+    except (NotRegular, TooLarge) as exc:
         reason = str(exc)
     except ValueError as exc:
         reason = f"not JSON: {exc}"
     raise RegistryError([generated_problem(package, relative, f"cannot be loaded ({reason})")])
-
-
-class _Unusable(Exception):
-    """A generated file a host does not read: not a regular file, empty, or too large."""
-
-
-_KINDS: Final = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
-
-
-def _read_regular(path: Path) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``MAX_GENERATED_BYTES`` of them.
-
-    Opened without blocking, so a FIFO in its place is refused rather than waited on.
-
-    Raises:
-        OSError: the file cannot be opened or read.
-        _Unusable: it is not a regular file, is empty, or is larger than the bound.
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((name for test, name in _KINDS if test(info.st_mode)), "a device")
-            raise _Unusable(f"{kind}, not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, min(1 << 20, MAX_GENERATED_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_GENERATED_BYTES:
-                raise _Unusable(f"larger than {MAX_GENERATED_BYTES} bytes")
-    finally:
-        os.close(fd)
-    if not size:
-        raise _Unusable("empty")
-    return b"".join(chunks)
 
 
 def load_specs(package: str = BUILTIN_PACKAGE, modules: tuple[str, ...] | None = None) -> list[ToolSpec]:

@@ -31,12 +31,10 @@ No token is ever made with an empty key.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import hmac
 import os
-import stat
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -44,6 +42,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from toolproof.runtime.errors import ToolproofError
+from toolproof.runtime.regular import NotRegular, TooLarge, read_regular
 
 __all__ = [
     "BUILTIN_SCHEME",
@@ -182,23 +181,17 @@ def default_secret() -> bytes:
 def _read_key(key: Path) -> bytes | None:
     """The key in ``key``, or None when there is none yet or it is too short to use.
 
-    Opened without following a link or waiting on a FIFO, and read only when it is a regular file.
+    Read without following a link or waiting on a FIFO, and only when it is a regular file.
 
     Raises:
         OSError: it cannot be read, or is no regular file.
     """
     try:
-        fd = os.open(key, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular(key, _MAX_KEY_FILE, follow_links=False)
     except FileNotFoundError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        data = os.read(fd, _MAX_KEY_FILE + 1)
-        if len(data) > _MAX_KEY_FILE:
-            raise OSError(errno.EFBIG, f"larger than {_MAX_KEY_FILE} bytes")
-    finally:
-        os.close(fd)
+    except (NotRegular, TooLarge) as exc:
+        raise OSError(str(exc)) from None
     return data if len(data) >= KEY_BYTES else None
 
 
