@@ -7,7 +7,8 @@ problem comes first. Both implement Draft 2020-12 with ``format`` as an
 annotation, so they agree on what is valid.
 
 A schema is compiled by its first check, not when its tool is bound: a server
-answers ``tools/list`` without importing jsonschema-rs (~15 ms of start-up).
+answers ``tools/list`` without importing jsonschema-rs (~3 ms of start-up, and
+~15 more for ``email.utils`` unless ``_import_jsonschema_rs`` spares it).
 A schema that cannot be compiled fails each check that needs it, which
 dispatch turns into that call's catalogued error; the host still serves.
 """
@@ -15,7 +16,10 @@ dispatch turns into that call's catalogued error; the host still serves.
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -97,9 +101,51 @@ def import_compiler() -> None:
     """Import jsonschema-rs now rather than in the first check.
 
     For long-running hosts (``serve http``): start-up matters less to them than
-    that their first call does not wait ~15 ms for the import.
+    that their first call does not wait for the import.
     """
-    importlib.import_module("jsonschema_rs")
+    _import_jsonschema_rs()
+
+
+class _BuildTime(ModuleType):
+    """Stands in for ``email.utils`` while jsonschema-rs is imported by a process that has not imported it yet.
+
+    The extension, built with pyo3-built, imports ``email.utils`` when it loads
+    only to turn its own build time into a datetime (PyO3/pyo3-built#29). That
+    pulls in socket, datetime, random, urllib.parse, calendar and the email
+    charsets: ~15 ms of a one-shot call's ~100. This module answers that one
+    lookup, made by the importing thread while it imports, with the text as it
+    is. Any other lookup, or that one from another thread, gets the real
+    module's attribute, imported then: whoever finds this module in
+    ``sys.modules`` meanwhile gets what ``email.utils`` would have given.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("email.utils")
+        self._importer: int | None = threading.get_ident()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "parsedate_to_datetime" and self._importer == threading.get_ident():
+            return str
+        if sys.modules.get("email.utils") is self:
+            sys.modules.pop("email.utils", None)
+        return getattr(importlib.import_module("email.utils"), name)
+
+
+def _import_jsonschema_rs() -> ModuleType:
+    if "jsonschema_rs" in sys.modules or "email.utils" in sys.modules:
+        import jsonschema_rs
+
+        return jsonschema_rs
+    stand_in = _BuildTime()
+    sys.modules["email.utils"] = stand_in
+    try:
+        import jsonschema_rs
+
+        return jsonschema_rs
+    finally:
+        stand_in._importer = None
+        if sys.modules.get("email.utils") is stand_in:
+            sys.modules.pop("email.utils", None)
 
 
 class SchemaValidator:
@@ -122,8 +168,7 @@ class SchemaValidator:
 
     def _compile_and_check(self, instance: Any) -> bool:
         if self._compiled is None:  # the first check (a caller may keep this method: later ones skip the compile)
-            import jsonschema_rs
-
+            jsonschema_rs = _import_jsonschema_rs()
             self._compiled = jsonschema_rs.validator_for(dict(self.schema), validate_formats=False).is_valid
             self.is_valid = self._compiled
         return self._compiled(instance)

@@ -69,3 +69,49 @@ def test_several_problems_are_counted() -> None:
 )
 def test_fast_path_agrees_with_python_jsonschema(instance: Any) -> None:
     assert SchemaValidator(SCHEMA).is_valid(instance) == Draft202012Validator(SCHEMA).is_valid(instance)
+
+
+def test_the_email_utils_stand_in_answers_only_the_importing_thread_and_forwards_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import email.utils
+    import sys
+    import threading
+
+    from toolproof.runtime.validation import _BuildTime
+
+    stand_in = _BuildTime()
+    seen: list[object] = []
+    other = threading.Thread(target=lambda: seen.append(stand_in.parsedate_to_datetime))
+    other.start()
+    other.join()
+
+    assert stand_in.parsedate_to_datetime is str  # the importing thread, while it imports
+    assert seen == [email.utils.parsedate_to_datetime]  # any other thread: the real function
+    assert stand_in.formatdate is email.utils.formatdate
+    stand_in._importer = None
+    assert stand_in.parsedate_to_datetime is email.utils.parsedate_to_datetime  # the import is over
+
+    monkeypatch.setitem(sys.modules, "email.utils", _BuildTime())
+    found = sys.modules["email.utils"]
+    assert found.formatdate(0).startswith("Thu, 01 Jan 1970")  # works, and puts the real module back
+    assert sys.modules["email.utils"] is email.utils
+
+
+def test_compiling_a_validator_leaves_email_utils_unimported_and_real_when_imported() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from toolproof.runtime.validation import SchemaValidator\n"
+        "v = SchemaValidator({'type': 'integer'})\n"
+        "assert v.is_valid(3) and not v.is_valid('x')\n"
+        "assert 'jsonschema_rs' in sys.modules and 'email.utils' not in sys.modules, sorted(sys.modules)\n"
+        "import email.utils\n"
+        "print(email.utils.formatdate(0, usegmt=True))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "Thu, 01 Jan 1970 00:00:00 GMT\n"
