@@ -80,7 +80,7 @@ def test_the_email_utils_stand_in_answers_only_the_importing_thread_and_forwards
 
     from toolproof.runtime.validation import _BuildTime
 
-    stand_in = _BuildTime()
+    stand_in: Any = _BuildTime()
     seen: list[object] = []
     other = threading.Thread(target=lambda: seen.append(stand_in.parsedate_to_datetime))
     other.start()
