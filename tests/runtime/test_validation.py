@@ -86,11 +86,14 @@ def test_the_email_utils_stand_in_answers_only_the_importing_thread_and_forwards
     other.start()
     other.join()
 
-    assert stand_in.parsedate_to_datetime is str  # the importing thread, while it imports
-    assert seen == [email.utils.parsedate_to_datetime]  # any other thread: the real function
-    assert stand_in.formatdate is email.utils.formatdate
+    while_importing = stand_in.parsedate_to_datetime
     stand_in._importer = None
-    assert stand_in.parsedate_to_datetime is email.utils.parsedate_to_datetime  # the import is over
+    once_imported = stand_in.parsedate_to_datetime
+
+    assert while_importing is str  # the importing thread, while it imports
+    assert seen == [email.utils.parsedate_to_datetime]  # any other thread: the real function
+    assert once_imported is email.utils.parsedate_to_datetime
+    assert stand_in.formatdate is email.utils.formatdate
 
     monkeypatch.setitem(sys.modules, "email.utils", _BuildTime())
     found = sys.modules["email.utils"]
