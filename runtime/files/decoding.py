@@ -1,15 +1,19 @@
 """Turn file bytes into text, and say what was found.
 
 The order: a byte-order mark decides (UTF-8, UTF-16, UTF-32); otherwise strict
-UTF-8; otherwise, unless the caller accepts UTF-8 only, a binary test and then
-charset detection on a bounded sample. Valid UTF-8 without NUL bytes is never
-called binary, however dense its CJK or emoji, and no sample boundary can cut a
-character in two because UTF-8 is checked on the whole text.
+UTF-8; otherwise, unless the caller accepts UTF-8 only, a binary test, then
+UTF-8 with its few invalid bytes replaced by U+FFFD when the rest is plainly
+UTF-8, then charset detection on a bounded sample, where Latin-script text
+with a few accented letters is read as Windows-1252 unless the detector
+recognises a language of another Latin code page. Valid UTF-8 without NUL
+bytes is never called binary, however dense its CJK or emoji, and no sample
+boundary can cut a character in two because UTF-8 is checked on the whole text.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -37,6 +41,17 @@ _BOMS: Final = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", "big5")
+_UTF8_EVIDENCE: Final = 4
+"""Valid non-ASCII characters needed per invalid byte for bytes that fail UTF-8 to be read as UTF-8 anyway."""
+_HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
+_ASCII_LETTER: Final = re.compile(rb"[A-Za-z]")
+_OTHER_LATIN_LANGUAGES: Final = frozenset(
+    {
+        "Albanian", "Bosnian", "Croatian", "Czech", "Estonian", "Hungarian", "Latvian", "Lithuanian",
+        "Polish", "Romanian", "Serbian", "Slovak", "Slovene", "Turkish", "Vietnamese",
+    }
+)  # fmt: skip
+"""Latin-script languages whose legacy code page is not Windows-1252 (charset-normalizer's names)."""
 _TEXT_CONTROLS: Final = frozenset(b"\t\n\r\x0c\x1b\x08")
 
 
@@ -141,7 +156,37 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
         raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     if utf8_only:
         raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure.start})")
+    mostly = _mostly_utf8(data)
+    if mostly is not None:
+        return Decoded(mostly, "utf-8", False, newline_style(mostly))
     return detect(data, sample)
+
+
+def _mostly_utf8(data: bytes) -> str | None:
+    """UTF-8 with each invalid byte replaced by U+FFFD, when the valid characters outnumber the bad bytes plainly.
+
+    One stray byte in a UTF-8 file must not turn all its text into Latin-1
+    mojibake; a legacy file, whose accented letters are each an invalid byte,
+    has next to no valid multi-byte characters.
+    """
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    non_ascii = len(text) - len(text.encode("ascii", errors="ignore"))
+    good = non_ascii - bad
+    return text if good >= _UTF8_EVIDENCE * bad else None
+
+
+def _latin_accents(sample: bytes) -> bool:
+    """Whether the sample reads as Latin-script text with a few accented letters: short, sparse runs of high bytes.
+
+    Cyrillic, Greek, Hebrew or Arabic in a single-byte code page, and any
+    double-byte CJK encoding, spell whole words in bytes over 0x7F.
+    """
+    runs = [len(run) for run in _HIGH_RUN.findall(sample)]
+    if not runs or max(runs) > 3:
+        return False
+    high = sum(runs)
+    return high < 4 or high <= 0.3 * (high + len(_ASCII_LETTER.findall(sample)))
 
 
 def detect(data: bytes, sample: bytes) -> Decoded:
@@ -154,6 +199,10 @@ def detect(data: bytes, sample: bytes) -> Decoded:
         # Short samples tie between code pages; prefer the common ones.
         tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
         encoding = next((e for e in _PREFERRED if e in tied), encoding)
+    if _latin_accents(sample) and (best is None or best.language not in _OTHER_LATIN_LANGUAGES):
+        # Too little text for the detector to tell code pages apart ("caf\xe9" is also Cyrillic "cafй"):
+        # Windows-1252, the legacy code page of most Latin-script text, unless it named another language.
+        encoding = "cp1252"
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError):

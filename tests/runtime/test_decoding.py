@@ -59,6 +59,57 @@ def test_legacy_single_byte_text_is_detected() -> None:
     assert (decoded.text, decoded.encoding) == ("café crème brûlée\n", "cp1252")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "café\n",
+        "Müller\n",
+        "résumé\n",
+        "5 €\n",
+        "Straße\n",
+        "He said “hello” – then left.\n",  # noqa: RUF001 (the point: cp1252 punctuation)
+        "Die Straße führt über die Brücke zum Schloß. Müller wählt Käse.\n",
+        "Le château est très beau, où est la forêt? Ça va très bien, naïve élève.\n",
+        "A situação da população é difícil, não há solução.\n",
+    ],
+)
+def test_a_few_accented_letters_in_latin_text_read_as_windows_1252(text: str) -> None:
+    decoded = decode(text.encode("cp1252"))  # short samples once came back as Cyrillic: "cafй", "Mьller", "5 Ђ"
+
+    assert (decoded.text, decoded.encoding) == (text, "cp1252")
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("Zażółć gęślą jaźń. Wszystko będzie dobrze, powiedział Łukasz w Łodzi.\n", "cp1250"),
+        ("Příliš žluťoučký kůň úpěl ďábelské ódy. Čeština je krásný jazyk.\n", "cp1250"),
+        ("Türkçe çok güzel bir dildir. İstanbul'da yaşıyorum ve çalışıyorum.\n", "cp1254"),  # noqa: RUF001
+        ("Καλημέρα κόσμε, αυτό είναι ένα δοκιμαστικό αρχείο.\n", "cp1253"),
+        ("Привет, как дела? Это тестовый файл для проверки кодировки.\n", "cp1251"),
+        ("こんにちは世界、これはテストファイルです。日本語の文章。\n", "cp932"),
+        ("你好世界，这是一个测试文件。中文编码检测。\n", "gb18030"),  # noqa: RUF001
+    ],
+)
+def test_other_code_pages_are_not_taken_for_windows_1252(text: str, encoding: str) -> None:
+    assert decode(text.encode(encoding)).text == text
+
+
+def test_a_stray_byte_in_utf8_text_is_replaced_not_read_as_latin1() -> None:
+    text = "日本語の文章です。" * 20 + "\n"
+    data = text.encode()
+    decoded = decode(data[:30] + b"\xff" + data[30:])
+
+    assert decoded.encoding == "utf-8"
+    assert decoded.text == text[:10] + "\ufffd" + text[10:]
+
+
+def test_legacy_text_is_not_taken_for_utf8_with_replacements() -> None:
+    text = "Voilà: «déjà vu», Ã© (a pair that is valid UTF-8 by chance), naïve, façade.\n"
+
+    assert decode(text.encode("cp1252")).text == text
+
+
 def test_cyrillic_code_page_is_detected() -> None:
     text = "Привет, мир! Это тест кодировки, достаточно длинный для уверенности.\n"
 
