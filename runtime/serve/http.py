@@ -134,14 +134,15 @@ class HttpApp:
         self.runtime = runtime
         self.limits = limits if limits is not None else HttpLimits()
         self.max_body = runtime.max_argument_bytes
-        self.max_response = runtime.max_result_bytes
+        self.max_response = min(runtime.max_result_bytes, self.limits.max_in_flight_bytes)
+        """The largest answer written: the runtime's cap, or less when no more may be in flight."""
         self._document = _document(runtime, package)
         self._status = {
             spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
         }
         self.calls = Calls(self.limits.max_calls)
         """Slots for tool calls running at once, and their threads; the MCP endpoint of the same app shares them."""
-        self.responses = Budget(max(self.limits.max_in_flight_bytes, self.max_response))
+        self.responses = Budget(self.limits.max_in_flight_bytes)
         """Bytes of large responses being written at once; the MCP endpoint of the same app shares them."""
         self.bodies = Budget(max(self.limits.max_in_flight_bytes, self.max_body))
         """Bytes of request bodies being read or used that are not small (``body_share``); shared with ``/mcp``."""
