@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,8 @@ _MAX_SHOWN = 60
 
 
 def _show(value: object) -> str:
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    """``value`` on one line: a string in quotes, escaped only when it holds a newline or another unprintable."""
+    text = f"'{value}'" if isinstance(value, str) and value.isprintable() else repr(value)
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
@@ -148,6 +149,39 @@ def _import_jsonschema_rs() -> ModuleType:
             sys.modules.pop("email.utils", None)
 
 
+_PATTERNS: dict[str, Callable[[Any], bool]] = {}
+"""Compiled ``{"pattern": ...}`` checks, by pattern: ECMA-262 regular expressions, as the fast path reads them."""
+
+
+def _ecma_pattern(validator: Validator, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """``pattern`` as jsonschema-rs reads it: ECMA-262, where ``$`` matches only at the very end.
+
+    python-jsonschema uses Python's ``re``, whose ``$`` also matches before a
+    final newline: it would find nothing wrong with ``"ord_000123\n"`` against
+    ``^ord_[0-9]{6}$``, which the fast path refuses, and the caller would be
+    told only that the arguments do not match the schema.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "string"):
+        return
+    check = _PATTERNS.get(pattern)
+    if check is None:
+        check = _import_jsonschema_rs().validator_for({"pattern": pattern}, validate_formats=False).is_valid
+        if len(_PATTERNS) < 1024:
+            _PATTERNS[pattern] = check
+    if not check(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _explainer_class() -> type[Validator]:
+    """Draft 2020-12 as python-jsonschema implements it, with ``pattern`` read as the fast path reads it."""
+    from jsonschema import Draft202012Validator, validators
+
+    extended: type[Validator] = validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})  # type: ignore[no-untyped-call]
+    return extended
+
+
 class SchemaValidator:
     """A schema with its validators, each compiled once, on first use."""
 
@@ -175,11 +209,10 @@ class SchemaValidator:
 
     def problems(self, instance: Any) -> list[str]:
         """Every problem with ``instance``, most relevant first; empty when valid."""
-        from jsonschema import Draft202012Validator
         from jsonschema.exceptions import relevance
 
         if self._explainer is None:
-            self._explainer = Draft202012Validator(self.schema)
+            self._explainer = _explainer_class()(self.schema)
         errors = sorted(self._explainer.iter_errors(instance), key=relevance)
         # relevance sorts the best match last.
         return [describe(error) for error in reversed(errors)]

@@ -118,3 +118,20 @@ def test_compiling_a_validator_leaves_email_utils_unimported_and_real_when_impor
 
     assert run.returncode == 0, run.stderr
     assert run.stdout == "Thu, 01 Jan 1970 00:00:00 GMT\n"
+
+
+@pytest.mark.parametrize("value", ["ord_000123\n", "ord_1", "xord_000123", "ord_000123\n\n"])
+def test_a_pattern_is_explained_as_the_fast_path_reads_it_with_dollar_only_at_the_end(value: str) -> None:
+    validator = SchemaValidator(
+        {"type": "object", "properties": {"id": {"type": "string", "pattern": "^ord_[0-9]{6}$"}}}
+    )
+
+    assert not validator.is_valid({"id": value})
+    assert validator.explain({"id": value}) == f"$.id: must match the pattern ^ord_[0-9]{{6}}$ (got {value!r})"
+
+
+def test_a_string_that_matches_its_pattern_has_no_problem() -> None:
+    validator = SchemaValidator({"type": "string", "pattern": "^ord_[0-9]{6}$"})
+
+    assert validator.is_valid("ord_000123")
+    assert validator.problems("ord_000123") == []
