@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 __all__ = ["Budget", "Calls"]
@@ -50,6 +51,40 @@ class Budget:
             timer.cancel()
         self._grant()  # it may have held smaller waiters back
         return False
+
+    def try_acquire(self, units: int) -> bool:
+        """Take ``units`` if they are free now and no one waits before; False otherwise, without waiting."""
+        if not self._waiters and units <= self.free:
+            self.free -= units
+            return True
+        return False
+
+    async def acquire_for(self, units: int, timeout: float, receive: Callable[[], Awaitable[Any]]) -> bool | None:
+        """``acquire`` for an HTTP request whose body has been read: None if its client disconnects meanwhile.
+
+        The ASGI server does not stop a request whose client has gone; one that
+        waited here would then run for no one, and a flood of requests dropped
+        at once would each wait ``timeout``, held in memory beyond any limit
+        on connections. So the request listens for its client's disconnect
+        while it waits, and gives up its place when it comes.
+        """
+        if self.try_acquire(units):
+            return True
+        waiting = asyncio.ensure_future(self.acquire(units, timeout))
+        gone = asyncio.ensure_future(_disconnect(receive))
+        try:
+            await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            if not waiting.done():
+                waiting.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await waiting  # withdraws from the queue
+        if gone.done() and not gone.cancelled():
+            if waiting.done() and not waiting.cancelled() and waiting.result():
+                self.release(units)  # granted as the client went
+            return None
+        return waiting.result()
 
     def release(self, units: int) -> None:
         """Give ``units`` back, and grant waiters in turn."""
@@ -275,6 +310,12 @@ class Calls(Budget):
         elif len(self._slow) < _MAX_SLOW_KINDS:
             self._slow.add(job.kind)
         return outcome
+
+
+async def _disconnect(receive: Callable[[], Awaitable[Any]]) -> None:
+    """Return when the client disconnects (every body message has been received before)."""
+    while (await receive()).get("type") != "http.disconnect":
+        pass
 
 
 def _time_out(granted: asyncio.Future[bool]) -> None:

@@ -207,7 +207,10 @@ class HttpApp:
             await _body_too_large(send, self.max_body)
             return None
         session = header(scope, SESSION_HEADER)
-        if not await self.calls.acquire(1, self.limits.queue_timeout):
+        granted = await self.calls.acquire_for(1, self.limits.queue_timeout, receive)
+        if granted is None:  # the client has gone: run nothing for no one
+            return None
+        if not granted:
             await _busy(send, "tool calls")
             return None
         try:

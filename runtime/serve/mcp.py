@@ -453,8 +453,10 @@ def serve_stdio(
     Tool calls run on ``workers`` threads, so a long read never delays a
     ``ping`` or a short call; every other method is answered at once, in order,
     on the reading thread (they are cheap, and ``initialize`` must precede what
-    follows it). At most ``4 * workers`` calls wait for a thread; past that the
-    loop stops reading until one finishes, so memory stays bounded.
+    follows it). At most ``4 * workers`` calls wait for a thread, each as the
+    line it came in (parsed again when it runs: a parsed message can take 30
+    times the memory of its text); past that the loop stops reading until one
+    finishes, so memory stays bounded.
     ``notifications/cancelled`` naming a call in flight suppresses its answer,
     and a call not yet started is not run at all (a running handler is not
     interrupted: handlers are bounded, and Python threads cannot be stopped).
@@ -486,11 +488,11 @@ def serve_stdio(
             request_id = message.get("id") if isinstance(message, Mapping) else None
             return _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
 
-    def call(message: Mapping[str, Any], key: Any) -> None:
+    def call(line: bytes, key: Any) -> None:
         try:
             with lock:
                 skip = key in cancelled
-            response = None if skip else answer(message)
+            response = None if skip else answer(json_value(line))  # it parsed on the reading thread
             with lock:
                 skip = key in cancelled
                 cancelled.discard(key)
@@ -524,10 +526,12 @@ def serve_stdio(
                 continue
             if isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message:
                 key = _key(message.get("id"))
+                # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
+                del message
                 slots.acquire()
                 with lock:
                     in_flight.add(key)
-                pool.submit(call, message, key)
+                pool.submit(call, line, key)
                 continue
             send(answer(message))
 

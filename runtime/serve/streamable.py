@@ -161,6 +161,10 @@ def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[s
     return {"jsonrpc": "2.0", "id": request_id if is_request_id(request_id) else None, "error": error}
 
 
+def _envelope_problem(params: Any) -> str | None:
+    return envelope_problem(params) if isinstance(params, Mapping) else "Invalid params: an object"
+
+
 class StreamableMcp:
     """The ASGI application of the MCP endpoint, over one stateless protocol core.
 
@@ -226,20 +230,20 @@ class StreamableMcp:
         if body is None:  # and the rest of it is not wanted: the connection closes
             await _message_too_large(send)
             return
+        await self._message(scope, receive, send, body, json_ok, sse_ok)
+
+    async def _message(
+        self, scope: Scope, receive: Receive, send: Send, body: bytes, json_ok: bool, sse_ok: bool
+    ) -> None:
+        """Parse the body as one message and answer it; a tool call waits for its slot holding only the body."""
         try:
             message = json_value(body)
         except (ValueError, RecursionError):
             await _plain(send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON"))
             return
-        del body
         if not isinstance(message, Mapping):
             await _plain(send, 400, _error(None, INVALID_REQUEST, "Body must be a single JSON-RPC message object"))
             return
-        await self._message(scope, receive, send, message, json_ok, sse_ok)
-
-    async def _message(
-        self, scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any], json_ok: bool, sse_ok: bool
-    ) -> None:
         version = header(scope, "mcp-protocol-version")
         if version is not None:
             version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
@@ -257,8 +261,7 @@ class StreamableMcp:
                 await send({"type": "http.response.body", "body": b""})
             return
         if modern and version is not None:
-            params = message.get("params")
-            problem = envelope_problem(params) if isinstance(params, Mapping) else "Invalid params: an object"
+            problem = _envelope_problem(message.get("params"))
             if problem is not None:
                 await _plain(send, 400, _error(request_id, INVALID_PARAMS, problem))
                 return
@@ -273,10 +276,18 @@ class StreamableMcp:
             if answer is not None:
                 await _plain(send, http_status(answer), answer, sse=sse_ok and not json_ok)
             return
-        if not await self._calls.acquire(1, self.limits.queue_timeout):
-            busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
-            await _plain(send, 503, busy, retry_after=True)
-            return
+        if not self._calls.try_acquire(1):
+            # Parsed JSON can take 30 times the memory of its text: while the call waits, only the text is kept.
+            del message
+            granted = await self._calls.acquire_for(1, self.limits.queue_timeout, receive)
+            if granted is None:  # the client has gone: run nothing for no one
+                return
+            if not granted:
+                busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
+                await _plain(send, 503, busy, retry_after=True)
+                return
+            message = json_value(body)  # as it parsed before
+        del body
         try:
             await self._call(receive, send, message, era, session, json_ok, sse_ok)
         finally:
