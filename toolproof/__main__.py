@@ -1,5 +1,5 @@
 """``python -m toolproof`` runs the ``toolproof`` command."""
 
-from toolproof.cli import main
+from toolproof.launch import main
 
 main()

@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from toolproof.launch import ready
+
 __all__ = ["cli", "main"]
 
 # Where each command lives: its module is imported only when the command runs (or help lists it),
@@ -30,6 +32,10 @@ _COMMANDS = {
 }
 
 
+_QUIET_TO_THE_END = frozenset({"call", "serve"})
+"""Commands that keep ``launch``'s quiet exit on SIGINT: a one-shot call throughout, a server until it serves."""
+
+
 class _LazyGroup(click.Group):
     """A group whose commands are imported by name, on first use."""
 
@@ -42,6 +48,8 @@ class _LazyGroup(click.Group):
             return super().get_command(ctx, cmd_name)
         command = getattr(importlib.import_module(module), cmd_name)
         assert isinstance(command, click.Command)
+        if cmd_name not in _QUIET_TO_THE_END:
+            ready()  # a Ctrl-C from now on is click's "Aborted!", after the command's own clean-up
         return command
 
 

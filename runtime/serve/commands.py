@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from toolproof.launch import ready
 from toolproof.runtime.serve.options import (
     host_options,
     project_option,
@@ -293,7 +294,9 @@ def serve_mcp(
         served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
         _serve_http(config, runtime, served, options)
         return
-    serve_stdio(_server_or_exit(lambda: McpServer(runtime, package=config.package)))
+    server = _server_or_exit(lambda: McpServer(runtime, package=config.package))
+    ready()  # a Ctrl-C now ends the read loop; the calls in flight finish first
+    serve_stdio(server)
 
 
 @serve.command("http")

@@ -65,6 +65,7 @@ from typing import Any, ClassVar, Final, Protocol
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from toolproof.launch import ready
 from toolproof.runtime.files.access import MAX_OPEN_DIRS
 from toolproof.runtime.serve.http import HttpLimits, Receive, Scope, Send
 
@@ -453,6 +454,7 @@ def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) ->
         server_header=False,  # say nothing of what serves
     )
     server = uvicorn.Server(config)
+    ready()  # uvicorn takes SIGINT over as it starts, and shuts down gracefully on it
     server.run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
     if not server.started:
         raise SystemExit(3)  # uvicorn logged why (the address in use, say), as uvicorn.run exits

@@ -1,0 +1,37 @@
+"""The ``toolproof`` command's entry point: a Ctrl-C while it starts ends it at once, quietly.
+
+Python turns SIGINT into ``KeyboardInterrupt`` wherever it lands. While modules
+import, that can be where nothing catches it (a traceback for the user),
+inside an extension's initialisation (which turns it into a panic), or in a
+callback whose exceptions are ignored (the signal is lost, and the host goes
+on to serve). So until a command is ready to stop gracefully, SIGINT ends the
+process at once with status 130; the command gives it back to Python when it
+is (``ready``). A one-shot ``call`` never needs to.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from types import FrameType
+
+__all__ = ["main", "ready"]
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    del frame
+    os._exit(128 + signum)  # nothing is half done that exiting would leave behind: nothing has started
+
+
+def main() -> None:
+    """Run the ``toolproof`` command, SIGINT ending it quietly until the command is ``ready``."""
+    signal.signal(signal.SIGINT, _stop)
+    from toolproof.cli import main as run
+
+    run()
+
+
+def ready() -> None:
+    """Give SIGINT back to Python (``KeyboardInterrupt``) if ``main`` took it: what runs now can stop gracefully."""
+    if signal.getsignal(signal.SIGINT) is _stop:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
