@@ -4,9 +4,14 @@ The contracts at the ref (a git ref, a project or contracts folder, or the
 built-in contracts of ``toolproof==VERSION``) are read and modelled as the
 project's are (not checked again: they passed the checks of their day), then
 compared tool by tool, by wire name. Schemas are compared
-as JSON Schema, local ``$ref``\\ s resolved, never as YAML text; requests and
-responses are judged in opposite directions: a caller's request breaks when
-the input accepts less, a caller's reading breaks when the output may hold more.
+as JSON Schema, local ``$ref``\\ s resolved wherever they stand (under
+``items``, ``prefixItems``, ``additionalProperties``, in a union's branches),
+never as YAML text, so a change is judged the same however its subschema is
+reached; a changed union branch that pairs with one on the other side (the
+same ``$ref``, or the same place and an overlapping type) is compared in
+detail. Requests and responses are judged in opposite directions: a caller's
+request breaks when the input accepts less, a caller's reading breaks when the
+output may hold more.
 
 Each change is a ``Finding``: a rule of ``breaking_rules.RULES``, the level the
 project gives it, where it is in the new contract and one sentence. A contract
@@ -33,7 +38,7 @@ from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import class_name
 from toolproof.generator.pytypes import TypeBuilder
-from toolproof.generator.refs import locate, ref_name, resolve
+from toolproof.generator.refs import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMAS, locate, ref_name, resolve
 from toolproof.runtime.project import ProjectConfig
 
 __all__ = ["REPORT_FORMATS", "BreakingError", "Finding", "Where", "compare", "load_against", "report"]
@@ -213,25 +218,38 @@ class _Schemas:
             schema, path = {**_schema(target), **siblings}, (self.side, *parts)
         return schema, path, followed
 
-    def canonical(self, root: Mapping[str, Any], node: Any, stack: tuple[str, ...] = ()) -> Any:
-        """A schema with refs inlined (a recursive one kept as the ref) and the text the model reads dropped."""
+    def expand(self, root: Mapping[str, Any], node: Any, stack: tuple[str, ...] = (), *, docs: bool = True) -> Any:
+        """A schema with every local ref inlined, wherever it stands (a recursive one kept as the ref).
+
+        Two subschemas compare equal this way when they mean the same, however they reach their definitions;
+        ``$defs`` themselves are dropped (what uses them is expanded), and with ``docs=False`` the text the
+        model reads too.
+        """
         if isinstance(node, Mapping) and node.get("$ref") in stack:
             return {"$ref": node["$ref"]}
         schema, _, followed = self.resolve(root, node, ())
         stack += followed
-        out: dict[str, Any] = {}
-        for key, value in schema.items():
-            if key in _DOCS or key in ("$defs", "definitions"):
-                continue
-            if key == "properties" and isinstance(value, Mapping):
-                out[key] = {k: self.canonical(root, v, stack) for k, v in value.items()}
-            elif key in ("items", "additionalProperties", "not") and isinstance(value, (Mapping, bool)):
-                out[key] = self.canonical(root, value, stack)
-            elif key in _UNIONS and isinstance(value, list):
-                out[key] = [self.canonical(root, v, stack) for v in value]
-            else:
-                out[key] = value
-        return out
+        return {
+            key: self.keyword(root, key, value, stack, docs=docs)
+            for key, value in schema.items()
+            if key not in ("$defs", "definitions") and (docs or key not in _DOCS)
+        }
+
+    def keyword(
+        self, root: Mapping[str, Any], key: str, value: Any, stack: tuple[str, ...] = (), *, docs: bool = True
+    ) -> Any:
+        """One keyword's value, its subschemas expanded (``expand``); any other value as it is."""
+        if key in SUBSCHEMAS and isinstance(value, (Mapping, bool)):
+            return self.expand(root, value, stack, docs=docs)
+        if key in SUBSCHEMA_LISTS and isinstance(value, list):
+            return [self.expand(root, v, stack, docs=docs) for v in value]
+        if key in SUBSCHEMA_MAPS and isinstance(value, Mapping):
+            return {k: self.expand(root, v, stack, docs=docs) for k, v in value.items()}
+        return value
+
+    def canonical(self, root: Mapping[str, Any], node: Any) -> str:
+        """A schema as text, refs inlined and the text the model reads dropped: what a union branch is keyed by."""
+        return json.dumps(self.expand(root, node, docs=False), sort_keys=True)
 
     def node(
         self,
@@ -246,12 +264,14 @@ class _Schemas:
         old, _, old_refs = self.resolve(self.old_root, old_node, path)
         new, path, new_refs = self.resolve(self.new_root, new_node, path)
         visit = f"{' '.join(old_refs)}|{' '.join(new_refs)}"
-        if old == new or depth > _MAX_DEPTH or ((old_refs or new_refs) and visit in seen):
+        if depth > _MAX_DEPTH or ((old_refs or new_refs) and visit in seen):
             return
+        if old == new and self.expand(self.old_root, old, old_refs) == self.expand(self.new_root, new, new_refs):
+            return  # the same text, and the same down to the definitions its refs reach
         seen = seen | {visit}
         classes = (_ref_class(old_refs, classes[0]), _ref_class(new_refs, classes[1]))
         self.docs(old, new, path, name)
-        if self.unions(old, new, path, name):
+        if self.unions(old, new, path, name, classes, seen, depth):
             return
         old_types, new_types = _types(old), _types(new)
         self.types(old_types, new_types, path, name)
@@ -264,7 +284,19 @@ class _Schemas:
         if _allows(old_types, "array") and _allows(new_types, "array") and ("items" in old or "items" in new):
             items = (f"{classes[0]}Item", f"{classes[1]}Item")
             self.node(old.get("items"), new.get("items"), (*path, "items"), f"{name}[]", items, seen, depth + 1)
-        others = sorted(k for k in {*old, *new} - _HANDLED if old.get(k, _MISSING) != new.get(k, _MISSING))
+        handled = _HANDLED
+        if (
+            _allows(old_types, "array")
+            and _allows(new_types, "array")
+            and self.tuples(old, new, path, name, classes, seen, depth)
+        ):
+            handled |= {"prefixItems"}
+        others = sorted(
+            k
+            for k in {*old, *new} - handled
+            if self.keyword(self.old_root, k, old.get(k, _MISSING), old_refs)
+            != self.keyword(self.new_root, k, new.get(k, _MISSING), new_refs)
+        )
         if others:
             keywords = f"{_either(len(others), 'keyword', 'keywords')} {_listing(others)}"
             self.add("WIRE_KEYWORD_CHANGED", path, f"{self.who(name)} {keywords} changed; not compared in detail")
@@ -285,18 +317,45 @@ class _Schemas:
         kinds = [k for k in _UNIONS if isinstance(node.get(k), list)]
         if not kinds:
             bare = {k: v for k, v in node.items() if k not in _DOCS}
-            return "", {json.dumps(self.canonical(root, bare), sort_keys=True): bare}
-        parts = {json.dumps(self.canonical(root, b), sort_keys=True): _schema(b) for k in kinds for b in node[k]}
+            return "", {self.canonical(root, bare): bare}
+        parts = {self.canonical(root, b): _schema(b) for k in kinds for b in node[k]}
         return "/".join(kinds), parts
 
-    def unions(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> bool:
-        """Compare anyOf/oneOf/allOf conservatively; True when a union makes the rest of the node moot."""
+    def unions(
+        self,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        path: JsonPath,
+        name: str,
+        classes: tuple[str, str],
+        seen: frozenset[str],
+        depth: int,
+    ) -> bool:
+        """Compare anyOf/oneOf/allOf conservatively; True when a union makes the rest of the node moot.
+
+        A changed branch that pairs with one of the other side (``_Schemas.pairs``) is compared in detail,
+        as the same schema would be anywhere else; the branches left over are judged as added or removed.
+        """
         if not any(k in old or k in new for k in _UNIONS):
             return False
         old_kind, old_parts = self.branches(self.old_root, old)
         new_kind, new_parts = self.branches(self.new_root, new)
         if old_kind == new_kind and old_parts.keys() == new_parts.keys():
             return False  # the same branches: the sibling keywords are compared as usual
+        if old_kind == new_kind and old_kind in _UNIONS:
+            old_list, new_list = old[old_kind], new[new_kind]
+            pairs = self.pairs(old_list, new_list)
+            start = len(self.out)
+            for i, j in pairs:
+                branch = (f"{classes[0]}{i + 1}", f"{classes[1]}{j + 1}")
+                self.node(old_list[i], new_list[j], (*path, new_kind, j), name, branch, seen, depth + 1)
+            if old_kind == "oneOf" and self.request and any(_widens(c.rule) for c in self.out[start:]):
+                self.overlap(new_list, (*path, new_kind), name)
+            for i, j in pairs:
+                old_parts.pop(self.canonical(self.old_root, old_list[i]), None)
+                new_parts.pop(self.canonical(self.new_root, new_list[j]), None)
+            if old_parts.keys() == new_parts.keys():
+                return False  # every change was in a branch compared in detail
         kind = new_kind or old_kind
         where = (*path, kind) if kind in new else path
         added = [self.describe(self.new_root, v) for k, v in new_parts.items() if k not in old_parts]
@@ -325,6 +384,57 @@ class _Schemas:
                 what += f" ({change})" if added or removed else ""
             self.add(union, where, f"{who} {what}; not compared in detail, so breaking")
         return True
+
+    def pairs(self, old: Sequence[Any], new: Sequence[Any]) -> list[tuple[int, int]]:
+        """The changed branches that are one branch before and after: (old index, new index).
+
+        A branch whose ``$ref`` names the same definition on both sides pairs with it; else one at the
+        same place whose types overlap with it. A branch that still stands unchanged somewhere pairs with nothing.
+        """
+        old_keys = [self.canonical(self.old_root, b) for b in old]
+        new_keys = [self.canonical(self.new_root, b) for b in new]
+        old_left = [i for i, key in enumerate(old_keys) if key not in new_keys]
+        new_left = [j for j, key in enumerate(new_keys) if key not in old_keys]
+        pairs: list[tuple[int, int]] = []
+        for i in list(old_left):
+            ref = _ref(old[i])
+            j = next((j for j in new_left if ref is not None and _ref(new[j]) == ref), None)
+            if j is not None:
+                pairs.append((i, j))
+                old_left.remove(i)
+                new_left.remove(j)
+        for i in old_left:
+            if i in new_left:
+                before, _, _ = self.resolve(self.old_root, old[i], ())
+                after, _, _ = self.resolve(self.new_root, new[i], ())
+                if _overlap(_types(before), _types(after)):
+                    pairs.append((i, i))
+        return sorted(pairs, key=lambda pair: pair[1])
+
+    def overlap(self, branches: Sequence[Any], path: JsonPath, name: str) -> None:
+        """Report a oneOf input branch that accepts more, unless a required const field tells the branches apart.
+
+        Without one, a value may now match two branches, which oneOf refuses.
+        """
+        tags: list[set[str]] = []
+        for branch in branches:
+            schema, _, _ = self.resolve(self.new_root, branch, ())
+            props, required = _mapping(schema.get("properties")), schema.get("required", ())
+            tags.append(
+                {
+                    f"{key}={_key(value)}"
+                    for key in required
+                    if isinstance(key, str)
+                    for value in (_values(self.resolve(self.new_root, props.get(key), ())[0]) or ())
+                }
+            )
+        fields = [{tag.partition("=")[0] for tag in branch} for branch in tags]
+        for field in set.intersection(*fields) if fields else set():
+            values = [{tag for tag in branch if tag.partition("=")[0] == field} for branch in tags]
+            if sum(len(v) for v in values) == len(set().union(*values)):
+                return  # the branches are told apart by this field's values: no value can match two
+        message = f"{self.who(name)} accepts more in a oneOf branch; a value that now matches two branches is refused"
+        self.add("WIRE_INPUT_UNION_CHANGED", path, message)
 
     def describe(self, root: Mapping[str, Any], node: Mapping[str, Any]) -> str:
         """A few words for a branch: its values, else its types."""
@@ -500,7 +610,7 @@ class _Schemas:
         """additionalProperties: closed (false), open (absent or true) or a schema for the values of a map."""
         before, after = old.get("additionalProperties", True), new.get("additionalProperties", True)
         if (before is False) == (after is False):
-            if before != after:
+            if before is not False:  # the values of a map, compared as any schema is (node returns when equal)
                 values = (f"{classes[0]}Value", f"{classes[1]}Value")
                 where = (*path, "additionalProperties")
                 self.node(before, after, where, _join(name, "*"), values, seen, depth + 1)
@@ -517,6 +627,25 @@ class _Schemas:
             message = f"{who} may now carry extra keys; readers that refuse unknown keys break"
             self.add("WIRE_OUTPUT_OPENED", where, message)
 
+    def tuples(
+        self,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        path: JsonPath,
+        name: str,
+        classes: tuple[str, str],
+        seen: frozenset[str],
+        depth: int,
+    ) -> bool:
+        """prefixItems of one length, compared place by place (True); another length is left to WIRE_KEYWORD_CHANGED."""
+        before, after = old.get("prefixItems"), new.get("prefixItems")
+        if not isinstance(before, list) or not isinstance(after, list) or len(before) != len(after):
+            return False
+        for i, (was, now) in enumerate(zip(before, after, strict=True)):
+            items = (f"{classes[0]}Item{i}", f"{classes[1]}Item{i}")
+            self.node(was, now, (*path, "prefixItems", i), f"{name}[{i}]", items, seen, depth + 1)
+        return True
+
     def code(self, old: Any, new: Any, where: JsonPath, name: str, classes: tuple[str, str]) -> None:
         """The Python annotation a generated TypedDict gives this field, before and after."""
         before = TypeBuilder(self.old_root).annotation(old, classes[0])
@@ -529,6 +658,17 @@ class _Schemas:
 def _ref_class(refs: tuple[str, ...], current: str) -> str:
     """The class a generated TypedDict takes for a node: a ``$defs`` entry's own name, as ``pytypes`` names it."""
     return class_name(ref_name(refs[-1])) if refs and ref_name(refs[-1]) else current
+
+
+def _ref(node: Any) -> str | None:
+    """The ``$ref`` a branch names, if it is one."""
+    ref = node.get("$ref") if isinstance(node, Mapping) else None
+    return ref if isinstance(ref, str) else None
+
+
+def _widens(rule: str) -> bool:
+    """Whether a finding says an input now accepts more (an input rule that is not an error by default)."""
+    return rule.startswith("WIRE_INPUT_") and RULES[rule].level is not Severity.ERROR
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -8,10 +8,11 @@ schema and the losses; none mutates its input.
 from __future__ import annotations
 
 import copy
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 import orjson
@@ -19,7 +20,14 @@ import orjson
 from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.refs import locate, recursive_refs, resolve
 
-__all__ = ["Rewrite", "anthropic_schema", "gemini_json_schema", "gemini_openapi_schema", "openai_strict_schema"]
+__all__ = [
+    "Rewrite",
+    "anthropic_schema",
+    "gemini_json_schema",
+    "gemini_openapi_schema",
+    "merged_all_of",
+    "openai_strict_schema",
+]
 
 Path = tuple[str | int, ...]
 Blocker = tuple[Path, str]
@@ -57,6 +65,7 @@ _BACKREFERENCE = re.compile(r"\\(?:[1-9]|k<)")
 """A backreference, by number or by name (``\\k<name>``), outside a character class (see ``_has_backreference``)."""
 
 _ENFORCED = "the runtime still enforces it"
+_DOCUMENTATION = "documentation only"
 _CLOSED = "strict mode needs closed objects; the contract allows extra keys"
 _ONE_BRANCH = "the runtime still enforces that exactly one branch matches"
 _NO_FORMATS = "the runtime does not assert formats"
@@ -174,8 +183,6 @@ class _Walker:
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return value
-    import json
-
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -222,9 +229,27 @@ def _has_backreference(pattern: str) -> bool:
     return False
 
 
+def _accepts_null(node: Any) -> bool:
+    """Whether a schema plainly accepts null: its type, enum and const allow it, and so does a branch of its anyOf.
+
+    A ``$ref`` (or an ``allOf``, ``oneOf`` or ``not``) is not looked into: such a schema is taken not to.
+    """
+    if node is True:
+        return True
+    if not isinstance(node, dict) or any(k in node for k in ("$ref", "allOf", "oneOf", "not")):
+        return False
+    kind = node.get("type", "null")
+    if "null" not in (kind if isinstance(kind, list) else [kind]):
+        return False
+    if ("enum" in node and None not in node["enum"]) or node.get("const", None) is not None:
+        return False
+    branches = node.get("anyOf")
+    return not isinstance(branches, list) or any(_accepts_null(b) for b in branches)
+
+
 def _nullable(node: Any) -> Any:
-    """A schema that also accepts null (``true`` already does)."""
-    if not isinstance(node, dict):
+    """A schema that also accepts null: unchanged when it already does (``true``, a null branch, a null type)."""
+    if not isinstance(node, dict) or _accepts_null(node):
         return node
     node = dict(node)
     if "$ref" in node or "const" in node or ("anyOf" in node and "type" not in node):
@@ -242,6 +267,43 @@ def _nullable(node: Any) -> Any:
     if "enum" in node and None not in node["enum"]:
         node["enum"] = [*node["enum"], None]
     return node
+
+
+_ADJACENT: Final = (
+    ("properties", "patternProperties", "additionalProperties"),
+    ("prefixItems", "items"),
+    ("contains", "minContains", "maxContains"),
+    ("if", "then", "else"),
+)
+"""Keywords that read each other in one schema object: merged from two places, they would mean something else."""
+_UNMERGEABLE: Final = ("$ref", "$defs", "definitions", "$id", "$anchor", "unevaluatedProperties", "unevaluatedItems")
+
+
+def merged_all_of(node: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``node`` with its ``allOf`` parts written into it, when one schema says the same; else None.
+
+    That holds when every part is an object schema, no keyword has two different values (``required``
+    lists are joined), and keywords that read each other (``additionalProperties`` reads ``properties``)
+    come from one place. Nothing with a ``$ref`` or that ``unevaluated*`` could see is merged.
+    """
+    parts = node.get("allOf")
+    if not isinstance(parts, list) or not all(isinstance(p, Mapping) for p in parts):
+        return None
+    merged = {k: v for k, v in node.items() if k != "allOf"}
+    places: list[Mapping[str, Any]] = [merged, *parts]
+    if any(k in place for place in places for k in _UNMERGEABLE):
+        return None
+    if any(sum(1 for place in places if any(k in place for k in group)) > 1 for group in _ADJACENT):
+        return None
+    for part in parts:
+        for key, value in part.items():
+            if key == "required" and isinstance(value, list) and isinstance(merged.get(key), list):
+                merged[key] = list(dict.fromkeys([*merged[key], *value]))
+            elif key in merged and merged[key] != value:
+                return None
+            else:
+                merged[key] = value
+    return merged
 
 
 def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai") -> Rewrite:
@@ -423,6 +485,8 @@ _GEMINI_KEEP = (
     "default",
 )
 """JSON Schema keywords the Gemini ``Schema`` takes under the same (camelCase wire) names."""
+_WIDER: Final = {"integer": "NUMBER"}
+"""A type that holds all the values of another: integer values may stand in a number."""
 
 
 _GEMINI_DROPPED = (
@@ -432,6 +496,23 @@ _GEMINI_DROPPED = (
     *("unevaluatedItems", "unevaluatedProperties"),
 )
 """Keywords the parameters form has no field for."""
+_GEMINI_DROPPED_WHY: Final = {
+    "title": f"the parameters form has no such field; {_DOCUMENTATION}",
+    "examples": f"the parameters form has no such field; {_DOCUMENTATION}",
+    "format": f"the parameters form takes only a few formats of its own; {_NO_FORMATS}",
+}
+"""Why a dropped keyword is safe to drop, where "the runtime still enforces it" would not be true."""
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value from a schema's enum."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string" if isinstance(value, str) else "null" if value is None else "array or object"
 
 
 def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
@@ -444,6 +525,34 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
     """
     w = _Walker("gemini-openapi", tool, "input")
 
+    def enum(node: dict[str, Any], out: dict[str, Any], path: Path) -> None:
+        """A string enum as the form's enum; one of numbers or booleans as its type, the values described."""
+        keyword = "const" if "const" in node else "enum"
+        values = [node["const"]] if keyword == "const" else list(node["enum"])
+        present = [v for v in values if v is not None]
+        if None in values:
+            out["nullable"] = True
+        if all(isinstance(v, str) for v in present):
+            out["enum"] = present
+            out["format"] = "enum"
+            out.setdefault("type", "STRING")
+            return
+        kinds = {_json_type(v) for v in present}
+        kind = "number" if kinds == {"integer", "number"} else next(iter(kinds)) if len(kinds) == 1 else ""
+        declared = out.get("type", _GEMINI_TYPES.get(kind))
+        if kind not in ("integer", "number", "boolean") or declared not in (_GEMINI_TYPES[kind], _WIDER.get(kind)):
+            shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+            why = "the parameters form takes string enums only, and the runtime would refuse the strings"
+            w.block(path, f"{keyword} {shown}: {why}")
+            return
+        out.pop("anyOf", None)  # from a list of types: the values have one
+        out["type"] = declared
+        text = out.get("description", "")
+        note = f"({keyword}: {_show(values if keyword == 'enum' else values[0])})"
+        out["description"] = f"{text} {note}" if text else note
+        detail = f"the parameters form takes string enums only; the model reads the values; {_ENFORCED}"
+        w.loss(path, keyword, "moved to description", detail)
+
     def visit(node: Any, path: Path, origin: Path, jumps: tuple[Path, ...] = ()) -> dict[str, Any]:
         """``node`` (at ``path`` in the export, ``origin`` in the schema), after ``$ref`` jumps from ``jumps``."""
         if node is True:
@@ -453,6 +562,10 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             return {}
         if isinstance(node.get("$ref"), str):
             return inline(node, path, origin, jumps)
+        merged = merged_all_of(node)
+        if merged is not None:
+            w.loss(path, "allOf", "merged", "its parts constrain different keywords, so one schema says the same")
+            node = merged
         out: dict[str, Any] = {}
         kind = node.get("type")
         if isinstance(kind, list):
@@ -471,21 +584,14 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
                 out[key] = node[key]
         for key in _GEMINI_DROPPED:
             if key in node:
-                w.loss(path, key, "dropped", f"the parameters form has no such field; {_ENFORCED}")
-        if "const" in node or "enum" in node:
-            values = [node["const"]] if "const" in node else node["enum"]
-            if any(not isinstance(v, str) for v in values if v is not None):
                 w.loss(
                     path,
-                    "enum",
-                    "stringified",
-                    "the parameters form takes string enums only; the runtime checks the real values",
+                    key,
+                    "dropped",
+                    _GEMINI_DROPPED_WHY.get(key, f"the parameters form has no such field; {_ENFORCED}"),
                 )
-            if None in values:
-                out["nullable"] = True
-            out["enum"] = [str(v) if not isinstance(v, str) else v for v in values if v is not None]
-            out["format"] = "enum"
-            out.setdefault("type", "STRING")
+        if "const" in node or "enum" in node:
+            enum(node, out, path)
         for key in ("anyOf", "oneOf"):
             if isinstance(node.get(key), list):
                 branches = [(i, sub) for i, sub in enumerate(node[key]) if sub is not False]

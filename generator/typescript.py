@@ -9,6 +9,7 @@ from typing import Any
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import class_name
 from toolproof.generator.refs import ref_name, resolve
+from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
 
 __all__ = ["typescript_declarations"]
@@ -54,6 +55,8 @@ class _Types:
                 self.named[key] = name
                 self.blocks.append(f"export type {name} = {self.of(target)};\n")
             return self.named[key]
+        if isinstance(schema.get("allOf"), list):
+            return self.all_of(schema, indent)
         if "const" in schema:
             return json.dumps(schema["const"], ensure_ascii=False)
         if "enum" in schema:
@@ -84,6 +87,16 @@ class _Types:
                 lines.append(f"{doc}{inner}{_key(name)}{optional}: {self.of(sub, inner)};\n")
             return "{\n" + "".join(lines) + indent + "}"
         return "unknown"
+
+    def all_of(self, schema: Mapping[str, Any], indent: str) -> str:
+        """An ``allOf``: one type when its parts merge into one schema (``merged_all_of``), else their intersection."""
+        merged = merged_all_of(schema)
+        if merged is not None:
+            return self.of(merged, indent)
+        rest = {k: v for k, v in schema.items() if k != "allOf"}
+        types = [self.of(rest, indent), *(self.of(part, indent) for part in schema["allOf"])]
+        known = [t for t in dict.fromkeys(types) if t != "unknown"]
+        return " & ".join(f"({t})" if " | " in t else t for t in known) or "unknown"
 
 
 def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str:

@@ -113,6 +113,68 @@ def test_a_contracts_folder_works_as_the_ref_too(runner: CliRunner, monkeypatch:
     assert result.stdout == expected.replace("against before\n", "against before/contracts\n")
 
 
+# -- one subschema, reached from anywhere ---------------------------------------------------------------------------
+
+_SITES = {
+    "a property": "S",
+    "array items": "{type: array, items: S}",
+    "map values": "{type: object, additionalProperties: S}",
+    "a tuple place": "{type: array, prefixItems: [S, {type: integer}], minItems: 2, maxItems: 2}",
+    "an anyOf branch": "{anyOf: [S, {type: integer}]}",
+    "a oneOf branch": "{oneOf: [S, {type: integer}]}",
+    "an allOf part": "{allOf: [S, {type: string}]}",
+}
+
+
+def _field_contract(side: str, site: str, schema: str, defs: str) -> str:
+    """The echo contract with one more optional field ``f`` on ``side``, its schema ``site`` around ``schema``."""
+    text = (CASES / "unchanged" / "before" / "contracts" / "echo.yaml").read_text(encoding="utf-8")
+    head, _, tail = text.partition("output:\n")
+    before = head if side == "input" else tail
+    field = f"    f: {_SITES[site].replace('S', schema)}\n"
+    after = before.replace("  required: [", f"{field}  required: [", 1)
+    after = after.replace("  additionalProperties: false\n", f"  additionalProperties: false\n{defs}", 1)
+    return head.replace(before, after) + "output:\n" + tail if side == "input" else head + "output:\n" + after
+
+
+def _wire_findings(tmp_path: Path, side: str, site: str, values: tuple[str, str], *, ref: bool) -> list[str]:
+    """The WIRE findings (rule: message) when the enum of field ``f`` on ``side`` goes from one list to the other."""
+    for folder, enum in zip(("before", "after"), values, strict=True):
+        inline = f"{{type: string, enum: [{enum}]}}"
+        schema, defs = ('{$ref: "#/$defs/mode"}', f"  $defs:\n    mode: {inline}\n") if ref else (inline, "")
+        contracts = tmp_path / folder / "contracts"
+        contracts.mkdir(parents=True)
+        (contracts / "echo.yaml").write_text(_field_contract(side, site, schema, defs), encoding="utf-8")
+    runner = CliRunner()
+    after, before = str(tmp_path / "after"), str(tmp_path / "before")
+    result = runner.invoke(cli, ["breaking", "--project", after, "--against", before, "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    findings = json.loads(result.stdout)["findings"]
+    return [f"{f['rule']}: {f['message']}" for f in findings if f["category"] == "WIRE"]
+
+
+@pytest.mark.parametrize("site", _SITES)
+def test_an_input_enum_narrowed_through_a_ref_is_judged_as_inline_wherever_it_stands(tmp_path: Path, site: str) -> None:
+    values = ("plain, loud, soft", "plain, loud")
+
+    inline = _wire_findings(tmp_path / "inline", "input", site, values, ref=False)
+    via_ref = _wire_findings(tmp_path / "ref", "input", site, values, ref=True)
+
+    assert via_ref == inline
+    assert [f for f in inline if f.startswith("WIRE_INPUT_ENUM_NARROWED: ")] != []
+
+
+@pytest.mark.parametrize("site", _SITES)
+def test_an_output_enum_widened_through_a_ref_is_judged_as_inline_wherever_it_stands(tmp_path: Path, site: str) -> None:
+    values = ("calm, loud", "calm, loud, soft")
+
+    inline = _wire_findings(tmp_path / "inline", "output", site, values, ref=False)
+    via_ref = _wire_findings(tmp_path / "ref", "output", site, values, ref=True)
+
+    assert via_ref == inline
+    assert [f for f in inline if f.startswith("WIRE_OUTPUT_ENUM_WIDENED: ")] != []
+
+
 # -- git refs ------------------------------------------------------------------------------------------------------
 
 

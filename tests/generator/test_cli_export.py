@@ -155,6 +155,27 @@ def test_a_tool_set_over_openai_limits_fails_lint(runner: CliRunner, tmp_path: P
     ) in result.stderr.splitlines()
 
 
+def test_an_enum_gemini_openapi_could_only_stringify_fails_lint_rather_than_export_refused_strings(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    text = MINIMAL.read_text(encoding="utf-8").replace(
+        "    word: {type: string, minLength: 1}",
+        '    word: {type: string, minLength: 1}\n    level: {enum: [1, 2, "top"]}',
+    )
+    root = _project(tmp_path, text)
+
+    lint = runner.invoke(cli, ["lint", "--project", str(root)])
+    export = runner.invoke(cli, ["export", "--format", "gemini-openapi", "--project", str(root)])
+
+    assert lint.exit_code == export.exit_code == 1
+    assert (
+        "contracts/echo.yaml:10:12: error [TP403] provider limit: gemini-openapi: echo:input/properties/level: "
+        'cannot be expressed: enum 1, 2, "top": the parameters form takes string enums only, and the runtime would '
+        "refuse the strings"
+    ) in lint.stderr.splitlines()
+    assert '"1"' not in export.stdout
+
+
 def test_accepted_losses_are_neither_shown_nor_errors_under_strict_export(runner: CliRunner, tmp_path: Path) -> None:
     root = _project(tmp_path, settings=ECHO_LOSSES)
 

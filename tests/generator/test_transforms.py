@@ -10,6 +10,7 @@ from toolproof.generator.transforms import (
     anthropic_schema,
     gemini_json_schema,
     gemini_openapi_schema,
+    merged_all_of,
     openai_strict_schema,
 )
 
@@ -174,7 +175,7 @@ def test_gemini_openapi_uses_its_subset() -> None:
     assert ("/properties/owner", "$ref", "inlined") in _actions(rewrite.losses)
 
 
-def test_gemini_openapi_turns_null_unions_into_nullable_and_stringifies_enums() -> None:
+def test_gemini_openapi_turns_null_unions_into_nullable_and_describes_number_enums() -> None:
     schema = {
         "type": "object",
         "properties": {
@@ -187,8 +188,160 @@ def test_gemini_openapi_turns_null_unions_into_nullable_and_stringifies_enums() 
     props = gemini_openapi_schema(schema, "t").schema["properties"]
 
     assert props["a"] == {"nullable": True, "type": "STRING"}
-    assert props["n"]["enum"] == ["1", "2"]
+    assert props["n"] == {"type": "INTEGER", "description": "(enum: [1, 2])"}
     assert props["b"] == {"nullable": True, "type": "INTEGER"}
+
+
+def test_gemini_openapi_never_turns_number_or_boolean_values_into_strings_the_runtime_refuses() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "level": {"type": "integer", "enum": [1, 2, None], "description": "How loud."},
+            "ratio": {"type": "number", "enum": [1, 2.5]},
+            "on": {"const": True},
+        },
+    }
+
+    rewrite = gemini_openapi_schema(schema, "t")
+    props = rewrite.schema["properties"]
+
+    assert rewrite.strict
+    assert props["level"] == {"type": "INTEGER", "nullable": True, "description": "How loud. (enum: [1, 2, null])"}
+    assert props["ratio"] == {"type": "NUMBER", "description": "(enum: [1, 2.5])"}
+    assert props["on"] == {"type": "BOOLEAN", "description": "(const: true)"}
+    assert ("/properties/level", "enum", "moved to description") in _actions(rewrite.losses)
+    assert ("/properties/on", "const", "moved to description") in _actions(rewrite.losses)
+    assert all("enum" not in node for node in props.values())
+
+
+@pytest.mark.parametrize(
+    ("enum", "shown"),
+    [([1, 2, "top"], '1, 2, "top"'), ([True, 1], "true, 1"), ([[1], [2]], "[1], [2]")],
+    ids=["numbers and strings", "a boolean and a number", "arrays"],
+)
+def test_gemini_openapi_refuses_an_enum_of_mixed_or_complex_values(enum: list[Any], shown: str) -> None:
+    schema = {"type": "object", "properties": {"level": {"enum": enum}}}
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert not rewrite.strict
+    assert rewrite.schema == {}
+    assert rewrite.blockers == [
+        (
+            ("properties", "level"),
+            f"enum {shown}: the parameters form takes string enums only, and the runtime would refuse the strings",
+        )
+    ]
+
+
+def test_gemini_openapi_merges_an_all_of_whose_parts_constrain_different_keywords() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"mode": {"allOf": [{"type": "string"}, {"enum": ["plain", "loud"]}], "description": "How."}},
+    }
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert rewrite.schema["properties"]["mode"] == {
+        "type": "STRING",
+        "description": "How.",
+        "enum": ["plain", "loud"],
+        "format": "enum",
+    }
+    assert ("/properties/mode", "allOf", "merged") in _actions(rewrite.losses)
+
+
+def test_gemini_openapi_still_drops_an_all_of_that_cannot_be_merged() -> None:
+    schema = {"type": "object", "properties": {"n": {"allOf": [{"type": "integer"}, {"type": "number"}]}}}
+
+    rewrite = gemini_openapi_schema(schema, "t")
+
+    assert rewrite.schema["properties"]["n"] == {}
+    assert ("/properties/n", "allOf", "dropped") in _actions(rewrite.losses)
+
+
+@pytest.mark.parametrize(
+    ("node", "merged"),
+    [
+        ({"allOf": [{"type": "string"}, {"enum": ["a"]}]}, {"type": "string", "enum": ["a"]}),
+        ({"type": "string", "allOf": [{"type": "string"}, {"minLength": 1}]}, {"type": "string", "minLength": 1}),
+        (
+            {"allOf": [{"properties": {"a": {}}, "required": ["a"]}, {"required": ["b", "a"]}]},
+            {"properties": {"a": {}}, "required": ["a", "b"]},
+        ),
+        ({"allOf": [{"type": "string"}, {"type": "integer"}]}, None),
+        ({"allOf": [{"properties": {"a": {}}}, {"additionalProperties": False}]}, None),
+        ({"allOf": [{"prefixItems": [{}]}, {"items": False}]}, None),
+        ({"allOf": [{"$ref": "#/$defs/a"}, {"minLength": 1}]}, None),
+        ({"allOf": [True, {"minLength": 1}]}, None),
+        ({"allOf": [{"type": "object"}], "unevaluatedProperties": False}, None),
+    ],
+    ids=[
+        "different keywords",
+        "the same value twice",
+        "required lists joined",
+        "two types",
+        "additionalProperties apart from its properties",
+        "items apart from its prefixItems",
+        "a reference",
+        "a boolean part",
+        "unevaluatedProperties beside",
+    ],
+)
+def test_an_all_of_is_merged_only_when_one_schema_says_the_same(
+    node: dict[str, Any], merged: dict[str, Any] | None
+) -> None:
+    assert merged_all_of(node) == merged
+
+
+@pytest.mark.parametrize(
+    "optional",
+    [
+        {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        {"type": ["integer", "null"]},
+        {"anyOf": [{"type": "integer"}, {"type": ["string", "null"]}]},
+        {"enum": ["a", None]},
+        {"const": None},
+    ],
+    ids=["a null branch", "a null type", "a branch with a null type", "null in the enum", "a null const"],
+)
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
+def test_openai_strict_adds_no_second_null_to_an_optional_field_that_takes_null(
+    fmt: str, optional: dict[str, Any]
+) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "v": optional}, "required": ["a"]}
+
+    rewrite = openai_strict_schema(schema, "t", fmt)
+
+    assert rewrite.schema["properties"]["v"] == optional
+    assert rewrite.schema["required"] == ["a", "v"]
+
+
+def test_openai_strict_adds_one_null_branch_to_an_optional_union_without_one() -> None:
+    schema = {"type": "object", "properties": {"v": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert rewrite.schema["properties"]["v"] == {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]}
+
+
+_ANNOTATIONS = ("format", "title", "description", "examples", "default", "$comment", "deprecated", "readOnly")
+
+
+def test_no_loss_says_the_runtime_enforces_a_keyword_it_only_reads_as_an_annotation() -> None:
+    # The runtime validates with format as an annotation (runtime/validation.py): it asserts no format.
+    node = {"type": "string", "format": "hostname", "title": "T", "examples": ["a"], "default": "a"}
+    schema = {"type": "object", "properties": {"a": node, "b": {"allOf": [node, {"maxLength": 9}]}}}
+    rewrites = [openai_strict_schema(schema, "t"), anthropic_schema(schema, "t"), gemini_openapi_schema(schema, "t")]
+    rewrites += [gemini_json_schema(schema, "t", "input")]
+
+    losses = [loss for r in rewrites for loss in r.losses if loss.keyword in _ANNOTATIONS]
+
+    assert {loss.keyword for loss in losses} >= {"format", "title", "examples"}
+    assert [loss for loss in losses if "still enforces" in loss.detail] == []
+    assert [loss for loss in losses if loss.keyword == "format" and "does not assert formats" not in loss.detail] == [
+        loss for loss in losses if loss.keyword == "format" and loss.format == "anthropic"
+    ]
 
 
 def test_rewrites_never_change_their_input() -> None:
