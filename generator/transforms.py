@@ -323,6 +323,18 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
         if not isinstance(node, dict):
             return node
         node = dict(node)
+        if "allOf" in node:  # first: an inlined part must pass every rule below, as if written here
+            parts = node.pop("allOf")
+            if parts == [True]:
+                w.loss(path, "allOf", "dropped", "a one-part allOf of true constrains nothing")
+            elif len(parts) == 1 and isinstance(parts[0], dict):
+                clash = sorted(k for k, v in parts[0].items() if k in node and node[k] != v)
+                if not clash:
+                    w.loss(path, "allOf", "inlined", "a one-part allOf means the same as its part")
+                    return visit({**parts[0], **node}, path)
+                w.block(path, f"allOf whose part sets {', '.join(clash)} otherwise")
+            else:
+                w.block(path, f"allOf with {len(parts)} parts")
         for key in _STRICT_DROPPED:
             node.pop(key, None)
         w.pointer_ref(node, schema, path)
@@ -347,15 +359,6 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             w.to_description(node, path, "pattern", f"OpenAI strict mode has no lookaround; {_ENFORCED}")
         w.false_branches(node, path)
         w.one_of_as_any_of(node, path)
-        if "allOf" in node:
-            parts = node.pop("allOf")
-            if len(parts) == 1 and isinstance(parts[0], dict):
-                node = {**parts[0], **node}
-                w.loss(path, "allOf", "inlined", "a one-part allOf means the same as its part")
-            elif parts == [True]:
-                w.loss(path, "allOf", "dropped", "a one-part allOf of true constrains nothing")
-            else:
-                w.block(path, f"allOf with {len(parts)} parts")
         if "$ref" in node and len(node) > 1:
             ref = node.pop("$ref")
             node["anyOf"] = [{"$ref": ref}]

@@ -560,3 +560,26 @@ def test_openai_exports_a_closed_tuple_non_strict_as_written() -> None:
     assert not rewrite.strict
     assert rewrite.schema["properties"]["pair"] == TUPLE["properties"]["pair"]
     assert rewrite.why_not_strict == "/properties/pair: an array without typed items"
+
+
+@pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
+def test_openai_strict_treats_an_inlined_one_part_all_of_as_if_written_in_place(fmt: str) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"allOf": [{"type": "string", "minLength": 2, "title": "A"}]}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+
+    rewrite = openai_strict_schema(schema, "t", fmt)
+
+    assert rewrite.strict
+    assert rewrite.schema["properties"]["a"] == {"type": "string", "description": "(minLength: 2)"}
+
+
+def test_openai_strict_refuses_a_one_part_all_of_that_contradicts_its_schema() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer", "allOf": [{"type": "string"}]}}}
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert not rewrite.strict and "allOf whose part sets type otherwise" in str(rewrite.blockers)
