@@ -84,6 +84,11 @@ HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-
 MODERN_VERSIONS: Final = ("2026-07-28",)
 SUPPORTED_VERSIONS: Final = (*MODERN_VERSIONS, *reversed(HANDSHAKE_VERSIONS))
 """Every revision served, newest first (``server/discover``, and -32022's ``supported``)."""
+BATCH_VERSIONS: Final = ("2025-03-26",)
+"""Revisions under which a client may send a JSON-RPC batch (an array), which the server must then receive:
+the one that added batching (2025-06-18 removed it)."""
+MAX_BATCH: Final = 64
+"""Messages in one batch, at most; a longer one is refused whole."""
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
 STDIO_WORKERS: Final = 8
 """Tool calls a stdio connection runs at once."""
@@ -117,6 +122,16 @@ def is_request_id(value: object) -> bool:
     if isinstance(value, str):
         return is_encodable(value)
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_call(message: Any) -> bool:
+    """Whether a decoded message is a ``tools/call`` request (one that runs a handler)."""
+    return isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message
+
+
+def encode_batch(answers: list[dict[str, Any]]) -> bytes:
+    """A batch's responses as one JSON array (no line end), each encoded as ``encode_message`` does."""
+    return b"[" + b",".join(encode_message(answer).rstrip(b"\n") for answer in answers) + b"]"
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:
@@ -225,7 +240,10 @@ class McpServer:
             session: the session tool calls bind to (default: this server's).
         """
         if not isinstance(message, Mapping):
-            return _error(None, INVALID_REQUEST, "a JSON-RPC message is an object (batches are not supported)")
+            if isinstance(message, list):
+                why = f"a batch (an array) is received only under protocol {', '.join(BATCH_VERSIONS)}"
+                return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
+            return _error(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object")
         request_id = message.get("id")
         method = message.get("method")
         answer_id = request_id if is_request_id(request_id) else None
@@ -270,6 +288,31 @@ class McpServer:
             result["resultType"] = "complete"
             result.setdefault("_meta", {}).setdefault(_SERVER_INFO_META, self._info)
         return answer
+
+    def answer_batch(
+        self, messages: list[Any], *, notify: Notify | None = None, session: str | None = None
+    ) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The responses to a JSON-RPC batch (protocol 2025-03-26), in its order; None when none is due.
+
+        Each message is answered as ``answer`` answers it alone, but for
+        ``initialize``, which must not be batched. An empty batch, or one of
+        more than ``MAX_BATCH`` messages, gets one error, not an array (JSON-RPC 2.0).
+        """
+        if not messages or len(messages) > MAX_BATCH:
+            why = "an empty batch" if not messages else f"a batch of more than {MAX_BATCH} messages"
+            return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
+        answers = []
+        for message in messages:
+            answer: dict[str, Any] | None
+            if isinstance(message, Mapping) and message.get("method") == "initialize":
+                request_id = message.get("id")
+                answer_id = request_id if is_request_id(request_id) else None
+                answer = _error(answer_id, INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch")
+            else:
+                answer = self.answer(message, modern=False, notify=notify, session=session)
+            if answer is not None:
+                answers.append(answer)
+        return answers or None
 
     @property
     def initialized(self) -> bool:
@@ -469,10 +512,10 @@ def serve_stdio(
     cancelled: set[Any] = set()
     in_flight: set[Any] = set()
 
-    def send(response: Mapping[str, Any] | None) -> None:
+    def send(response: Mapping[str, Any] | list[dict[str, Any]] | None) -> None:
         if response is None or closed.is_set():
             return
-        data = encode_message(response)
+        data = encode_batch(response) + b"\n" if isinstance(response, list) else encode_message(response)
         with lock:
             try:
                 writer.write(data)
@@ -502,6 +545,12 @@ def serve_stdio(
         finally:
             slots.release()
 
+    def call_batch(line: bytes) -> None:
+        try:
+            send(server.answer_batch(json_value(line)))  # it parsed on the reading thread
+        finally:
+            slots.release()
+
     server.notify = send
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
         while not closed.is_set():
@@ -524,7 +573,15 @@ def serve_stdio(
                     if key is not None and key in in_flight:
                         cancelled.add(key)
                 continue
-            if isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message:
+            if isinstance(message, list) and server.protocol_version in BATCH_VERSIONS:
+                if not any(is_call(m) for m in message):
+                    send(server.answer_batch(message))  # cheap methods, answered in order here
+                    continue
+                del message  # as a call: it waits as its line
+                slots.acquire()
+                pool.submit(call_batch, line)  # its calls run one after another on one thread, not cancellable
+                continue
+            if is_call(message):
                 key = _key(message.get("id"))
                 # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
                 del message

@@ -58,6 +58,7 @@ from toolproof.runtime.serve.http import (
     read_body,
 )
 from toolproof.runtime.serve.mcp import (
+    BATCH_VERSIONS,
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -70,8 +71,10 @@ from toolproof.runtime.serve.mcp import (
     SUPPORTED_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
     McpServer,
+    encode_batch,
     encode_message,
     envelope_problem,
+    is_call,
     is_request_id,
 )
 
@@ -241,12 +244,17 @@ class StreamableMcp:
         except (ValueError, RecursionError):
             await _plain(send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON"))
             return
-        if not isinstance(message, Mapping):
-            await _plain(send, 400, _error(None, INVALID_REQUEST, "Body must be a single JSON-RPC message object"))
-            return
         version = header(scope, "mcp-protocol-version")
         if version is not None:
             version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
+        if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
+            del message  # parsed again by the batch: held meanwhile only as bytes
+            await self._batch(scope, receive, send, body, json_ok, sse_ok)
+            return
+        if not isinstance(message, Mapping):
+            why = "a single JSON-RPC message object" if version is not None else "a JSON-RPC message object or a batch"
+            await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body must be {why}"))
+            return
         request_id = message.get("id")
         if version is not None and version not in _SPOKEN:  # before the body's own checks: it is read by version
             await _plain(send, 400, _unsupported(request_id if "method" in message else None, version))
@@ -292,6 +300,50 @@ class StreamableMcp:
             await self._call(receive, send, message, era, session, json_ok, sse_ok)
         finally:
             self._calls.release(1)
+
+    async def _batch(
+        self, scope: Scope, receive: Receive, send: Send, body: bytes, json_ok: bool, sse_ok: bool
+    ) -> None:
+        """Answer a JSON-RPC batch (protocol 2025-03-26): its calls run one after another, in one call slot."""
+        session = header(scope, "x-toolproof-session")
+        if not any(is_call(m) for m in json_value(body)):  # cheap methods only: answered here
+            answers = self.server.answer_batch(json_value(body), session=session)
+        else:
+            granted = await self._calls.acquire_for(1, self.limits.queue_timeout, receive)
+            if granted is None:  # the client has gone: run nothing for no one
+                return
+            if not granted:
+                busy = _error(None, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
+                await _plain(send, 503, busy, retry_after=True)
+                return
+            try:
+                run = functools.partial(self.server.answer_batch, json_value(body), session=session)
+                answers = await self._calls.run(run)
+            finally:
+                self._calls.release(1)
+        if answers is None:  # notifications and responses only
+            await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if not isinstance(answers, list):  # the batch itself is refused: one error
+            await _plain(send, 400, answers)
+            return
+        encoded = encode_batch(answers)
+        share = min(len(encoded), self._responses.total) if len(encoded) > SMALL_RESPONSE else 0
+        if share and not await self._responses.acquire(share, self.limits.queue_timeout):
+            busy = _error(None, INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
+            await _plain(send, 503, busy, retry_after=True)
+            return
+        try:
+            if sse_ok and not json_ok:
+                await _start_sse(send)
+                await _event(send, encoded)
+                await send({"type": "http.response.body", "body": b""})
+            else:
+                await _raw(send, 200, encoded)
+        finally:
+            if share:
+                self._responses.release(share)
 
     async def _call(
         self,
