@@ -3,7 +3,7 @@
 # source: contracts/get_skill.yaml sha256 d148e0545ae71cc813b5c0377cf419b14a0c1d682d896689ffc4072ed91d3653
 # source: contracts/read_file.yaml sha256 2ccf2dcd6ac5c0e79fa001e1b903f5e3082f2757638604120cc2475545a09039
 # source: contracts/read_file_in_skill.yaml sha256 07ba14fe94aae9418e89482e3ee7ae286ec052771ab3149143ebc4fa6c10d91b
-# source: contracts/read_skill.yaml sha256 48fb41909a410cfdfca1e82615e1841144077b296deb6b759c541bf8d0f08ecd
+# source: contracts/read_skill.yaml sha256 23d49d6521289e88527bcf139d9d1f1e39eeda5169c60e0fff0e3e10d2ea3269
 
 """Everything `make gen` wrote, indexed: contract modules, tool names, tool sets."""
 

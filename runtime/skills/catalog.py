@@ -4,7 +4,11 @@ Built-in skills ship in the package; workspace skills folders are scanned one
 level deep (``<folder>/<name>/SKILL.md``), in order, and a workspace skill
 overrides a built-in one of the same name, with a note saying so. The scan is
 bounded, skips hidden folders and ``node_modules``, and reads each SKILL.md
-through the file layer; spec problems are reported, never silently skipped.
+through the file layer, under the symbolic- and hard-link policies the skill
+tools read with (``SYMLINKS``, ``HARDLINKS``), so it offers no skill that
+read_skill would refuse to load; spec problems are reported, never silently
+skipped. Only the frontmatter is parsed (``parse_skill``); the rest of the file
+is only checked to be the UTF-8 text read_skill accepts.
 
 What a skills folder holds never stops a host: a folder whose name is not
 UTF-8 or not printable is left out (so it never reaches an enum, a prompt or
@@ -25,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.runtime.files.access import Directory, FileAccessError, HardlinkPolicy, SymlinkPolicy
 from toolproof.runtime.files.decoding import DecodeError, decode
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import is_printable, one_line, printable
@@ -33,8 +37,10 @@ from toolproof.runtime.skills.frontmatter import parse_skill
 
 __all__ = [
     "ENUM_FALLBACK",
+    "HARDLINKS",
     "IDENTITY_GUIDELINE",
     "SKILL_FILES",
+    "SYMLINKS",
     "Skill",
     "SkillCatalog",
     "Summary",
@@ -44,6 +50,10 @@ __all__ = [
 
 SKILL_FILES: Final = ("SKILL.md", "SKILL.MD")
 """The file names a skill's document may have, in order of preference."""
+SYMLINKS: Final[SymlinkPolicy] = "within_root"
+"""Symbolic links in a skill: followed while they stay in its folder, as the skill tools' contracts say."""
+HARDLINKS: Final[HardlinkPolicy] = "deny"
+"""A SKILL.md with several names (hard links) is left out: the skill tools' contracts refuse to read one."""
 MAX_SKILL_BYTES: Final = 1024 * 1024
 MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
@@ -90,12 +100,12 @@ class Summary:
 
 
 def _read_skill_file(skill_dir: Directory) -> tuple[str | None, str | None]:
-    """(text, problem) of the skill's SKILL.md; both None when the folder has none."""
+    """(text, problem) of the skill's SKILL.md, read as read_skill reads it; both None when the folder has none."""
     dangling = None
     for name in SKILL_FILES:
         try:
-            with skill_dir.open_file(name) as opened:
-                return decode(opened.read_all(MAX_SKILL_BYTES), utf8_only=True).text, None
+            with skill_dir.open_file(name, symlinks=SYMLINKS, hardlinks=HARDLINKS) as opened:
+                return _text(opened.read_all(MAX_SKILL_BYTES)), None
         except FileAccessError as exc:
             if exc.reason == "permission_denied":
                 return None, f"the host may not read {name} (permission denied)"
@@ -106,6 +116,19 @@ def _read_skill_file(skill_dir: Directory) -> tuple[str | None, str | None]:
         except DecodeError as exc:
             return None, f"{name} cannot be read: {exc.detail}"
     return None, dangling
+
+
+def _text(data: bytes) -> str:
+    """The SKILL.md as text, if read_skill would take it (UTF-8, a BOM allowed, no NUL).
+
+    ASCII without NUL, which most SKILL.md files are, skips the decoder's passes over the text.
+
+    Raises:
+        DecodeError: as ``decode(data, utf8_only=True)``.
+    """
+    if data.isascii() and b"\x00" not in data:
+        return data.decode("ascii")
+    return decode(data, utf8_only=True).text
 
 
 def _is_link(folder: Directory, name: str) -> bool:
@@ -192,7 +215,7 @@ class SkillCatalog:
             self.notes.append(f"skill folder '{name}' in {folder} skipped: {problem}")
             return
         try:
-            skill_dir = root.open_dir(name)
+            skill_dir = root.open_dir(name, symlinks=SYMLINKS)
         except FileAccessError as exc:
             if exc.reason == "permission_denied":
                 self.notes.append(f"skill '{name}' skipped: the host may not open its folder (permission denied)")
@@ -255,8 +278,11 @@ class SkillCatalog:
         onto one line each, so no line the skills did not earn (a heading, a
         fake skill) can appear. A description is written as it is; only the
         ``xml`` format (``<available_skills>``) escapes it, as XML needs.
-        When the budget runs out, a last line names the skills left out (or
-        counts them, if even their names do not fit), so none is hidden silently.
+        When the budget runs out, a last line names the skills left out, so
+        none is hidden silently. Skills are listed as long as the names of all
+        the rest still fit after them; when those names cannot fit at all, the
+        budget is filled with skills and the last line counts the rest instead
+        (read_skill's enum names every skill). Linear in the number of skills.
         """
         from html import escape  # here: a host imports the catalog at start, and html's entities cost ~2 ms
 
@@ -267,30 +293,42 @@ class SkillCatalog:
             f"Call {tool}(skill_name='<name>') to load full workflow instructions "
             "when the user's request matches a skill.\n\nAvailable skills:\n"
         )
-        lines: list[str] = []
-        used = len(head)
-        included: list[str] = []
         names = list(self.skills)
-        for i, name in enumerate(names):
-            skill = self.skills[name]
-            safe = escape(printable(name), quote=True)
-            description = one_line(skill.description) or "(no description)"
-            line = f"  - {safe}: {description} — call {tool}(skill_name='{safe}') to load instructions when relevant\n"
-            rest = names[i + 1 :]
-            reserve = len(_omitted_line(rest)) if rest else 0
-            if used + len(line) + reserve > budget:
-                break
-            lines.append(line)
-            used += len(line)
-            included.append(name)
-        omitted = names[len(included) :]
-        text = head + "".join(lines)
-        if omitted:
-            tail = _omitted_line(omitted)
-            if used + len(tail) > budget:
-                tail = f"  ({len(omitted)} more skills not shown)\n"
-            text += tail
-        return Summary(text, tuple(included), tuple(omitted))
+        safe = [escape(printable(name), quote=True) for name in names]
+        lines: list[str] = []
+
+        def line(i: int) -> str:
+            """The line of skill ``i``, made once."""
+            if i == len(lines):
+                description = one_line(self.skills[names[i]].description) or "(no description)"
+                lines.append(
+                    f"  - {safe[i]}: {description} — call {tool}(skill_name='{safe[i]}') "
+                    "to load instructions when relevant\n"
+                )
+            return lines[i]
+
+        # named[i]: the length of the line naming skills i.. (0 when none is left), as _named_line writes it.
+        named = [0] * (len(names) + 1)
+        listed = -len(", ")
+        for i in range(len(names) - 1, -1, -1):
+            listed += len(", ") + len(safe[i])
+            named[i] = len(_count_line(len(names) - i)) + len(": ") + listed
+        shown, used = 0, len(head)
+        while shown < len(names) and used + len(line(shown)) + named[shown + 1] <= budget:
+            used += len(line(shown))
+            shown += 1
+        if used + named[shown] > budget:  # the names cannot fit: fill with skills, then count the rest
+            while shown < len(names):
+                rest = len(_count_line(len(names) - shown - 1)) if shown + 1 < len(names) else 0
+                if used + len(line(shown)) + rest > budget:
+                    break
+                used += len(line(shown))
+                shown += 1
+        text = head + "".join(lines[:shown])
+        if shown < len(names):
+            tail = _named_line(safe[shown:])
+            text += tail if used + len(tail) <= budget else _count_line(len(names) - shown)
+        return Summary(text, tuple(names[:shown]), tuple(names[shown:]))
 
     def _xml_summary(self, budget: int) -> Summary:
         """``<available_skills>`` with one ``<skill>`` element a line, names and descriptions XML-escaped."""
@@ -299,9 +337,9 @@ class SkillCatalog:
         head, tail = "<available_skills>\n", "</available_skills>\n"
         lines: list[str] = []
         used = len(head) + len(tail)
-        included: list[str] = []
-        for name, skill in self.skills.items():
-            description = escape(one_line(skill.description) or "(no description)", quote=False)
+        names = list(self.skills)
+        for name in names:
+            description = escape(one_line(self.skills[name].description) or "(no description)", quote=False)
             line = (
                 f"<skill><name>{escape(printable(name), quote=False)}</name>"
                 f"<description>{description}</description></skill>\n"
@@ -310,9 +348,7 @@ class SkillCatalog:
                 break
             lines.append(line)
             used += len(line)
-            included.append(name)
-        omitted = tuple(name for name in self.skills if name not in included)
-        return Summary(head + "".join(lines) + tail, tuple(included), omitted)
+        return Summary(head + "".join(lines) + tail, tuple(names[: len(lines)]), tuple(names[len(lines) :]))
 
     @staticmethod
     def identity(tool: str = "read_skill") -> str:
@@ -320,8 +356,10 @@ class SkillCatalog:
         return IDENTITY_GUIDELINE.format(tool=tool)
 
 
-def _omitted_line(names: list[str]) -> str:
-    from html import escape
+def _count_line(count: int) -> str:
+    return f"  ({count} more skills not shown)\n"
 
-    listed = ", ".join(escape(printable(n), quote=True) for n in names)
-    return f"  ({len(names)} more skills not shown: {listed})\n"
+
+def _named_line(safe_names: list[str]) -> str:
+    """The last line naming the skills left out (names already escaped)."""
+    return f"  ({len(safe_names)} more skills not shown: {', '.join(safe_names)})\n"

@@ -9,13 +9,20 @@ The block is read by ``yamlguard.load_bounded``, never by PyYAML's own
 constructors: YAML 1.2 core scalars only (``yes``, ``2024-02-30`` and ``1:30``
 stay text), at most ``MAX_FRONTMATTER_BYTES``, and budgets on nesting, values
 and aliases, so no SKILL.md can raise, hang or exhaust the host that reads it.
+
+Parsing looks at the start of the file only: the closing line is sought within
+the first ``MAX_FRONTMATTER_BYTES`` after the opening ``---``, and a block that
+runs past them (closed further on, or never) is reported and not read, without
+finding where it ends. The body is cut out only when asked for
+(``SkillDocument.body``, ``strip_frontmatter``), so discovering a skill costs
+the same for a 1 MiB SKILL.md as for a 1 KiB one.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from toolproof.runtime.printable import is_printable
@@ -33,8 +40,13 @@ __all__ = [
     "strip_frontmatter",
 ]
 
-_FENCE = re.compile(r"^---[ \t]*$")
-_CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+_OPEN = re.compile(r"---[ \t]*(\r\n|\r|\n|\Z)")
+"""The opening line, matched at the start of the raw text (after a BOM): any line end, or the end of the text."""
+_FENCE = re.compile(r"---[ \t]*\n")
+"""The opening line of a normalised text."""
+_CLOSE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
+"""A closing line (only a line that is exactly ``---`` or ``...``, blanks after), found by the newline before it."""
+_LINE_END = re.compile(r"[ \t]*(?:\n|\Z)")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _XML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
 _UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
@@ -45,15 +57,28 @@ MAX_FRONTMATTER_BYTES: Final = 64 * 1024
 """The most frontmatter read: the spec's fields fit in 2 KiB; a larger block is reported, not parsed."""
 MAX_FRONTMATTER_VALUES: Final = 1000
 """The most values a frontmatter may hold (an alias counts as all it stands for); real ones hold tens."""
+_WINDOWS: Final = (4096, 2 * (MAX_FRONTMATTER_BYTES + 8))
+"""The raw characters after the opening line that parsing looks at, a few first (real blocks close within them),
+then the most: the bound, its closing line, and room for CRLF line ends."""
 
 
 @dataclass(frozen=True, slots=True)
 class SkillDocument:
-    """A parsed SKILL.md: its frontmatter fields, its body and the problems found."""
+    """A parsed SKILL.md: its frontmatter fields and the problems found; the body is cut from ``text`` on demand."""
 
     fields: dict[str, Any]
-    body: str
     problems: tuple[str, ...]
+    text: str = field(repr=False)
+    """The whole SKILL.md, as given."""
+
+    @property
+    def body(self) -> str:
+        """The text after the frontmatter block, wherever the block closes, without leading blank lines.
+
+        The whole text when there is no block. Cut out on each use: discovery never asks for it.
+        """
+        _, body = _split(_normalise(self.text))
+        return body.lstrip("\n")
 
     @property
     def description(self) -> str:
@@ -62,15 +87,50 @@ class SkillDocument:
         return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-def _split(text: str) -> tuple[list[str] | None, str]:
-    """(frontmatter lines or None, body) of a SKILL.md with BOM and CR already removed."""
-    lines = text.split("\n")
-    if not lines or not _FENCE.match(lines[0]):
-        return None, text
-    for i in range(1, len(lines)):
-        if _CLOSE.match(lines[i]):
-            return lines[1:i], "\n".join(lines[i + 1 :])
-    return None, text
+def _split(text: str) -> tuple[bool, str]:
+    """(whether a frontmatter block was found, body) of a SKILL.md with BOM and CR already removed.
+
+    The block may be of any length: this serves the body, not discovery.
+    """
+    opened = _FENCE.match(text)
+    close = _CLOSE.search(text, opened.end() - 1) if opened is not None else None
+    if close is None:
+        return False, text
+    return True, text[close.end() + 1 :]
+
+
+def _head(text: str) -> tuple[list[str] | None, str | None]:
+    """(frontmatter lines, or None; the first bytes of a block that runs past the bound unclosed, or None).
+
+    Looks at no more of ``text`` (a raw SKILL.md: BOM, CRLF or CR line ends) than the opening line and
+    ``_WINDOWS[-1]`` characters after it, whatever its length. A block whose closing line does not start
+    within ``MAX_FRONTMATTER_BYTES`` (so more than the loader would read) gives no lines, and its first
+    ``MAX_FRONTMATTER_BYTES`` as the second value; both are None when there is no block (no opening
+    line, or one never closed in a text that ends within the bound).
+    """
+    start = 1 if text.startswith("\ufeff") else 0
+    end = min(len(text), start + MAX_FRONTMATTER_BYTES)
+    opened = _OPEN.match(text, start, end)
+    if opened is None:
+        return None, None
+    if not opened[1]:  # the opening line reaches the end of the text, or of the bound
+        return None, ("" if end < len(text) else None)
+    at = opened.end()
+    for size in _WINDOWS:
+        cut = at + size < len(text)
+        # A newline first, so a closing line on the block's first line is found like any other.
+        window = "\n" + text[at : at + size].replace("\r\n", "\n").replace("\r", "\n")
+        close = _CLOSE.search(window, 0, MAX_FRONTMATTER_BYTES + len("\n---"))
+        if close is not None:
+            # The search stops at the bound or the window: the closing line must end within what was looked at.
+            ending = _LINE_END.match(window, close.end())
+            if ending is not None and (ending[0].endswith("\n") or not cut):
+                return (window[1 : close.start()].split("\n") if close.start() else []), None
+        if not cut:
+            break
+    if cut or len(window) > MAX_FRONTMATTER_BYTES + len("\n---"):
+        return None, window[1 : MAX_FRONTMATTER_BYTES + 1]
+    return None, None
 
 
 def _normalise(text: str) -> str:
@@ -79,8 +139,8 @@ def _normalise(text: str) -> str:
 
 def strip_frontmatter(text: str) -> str:
     """The body of a SKILL.md, without its frontmatter block (and leading blank lines)."""
-    head, body = _split(_normalise(text))
-    return body.lstrip("\n") if head is not None else _normalise(text)
+    found, body = _split(_normalise(text))
+    return body.lstrip("\n") if found else body
 
 
 _PLAIN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): +([A-Za-z][^:#\t]*?) *")
@@ -167,6 +227,9 @@ def _refusal(loaded: Loaded) -> str:
 def parse_skill(text: str, folder: str) -> SkillDocument:
     """Parse a SKILL.md leniently and list every problem against the spec.
 
+    Only the frontmatter is read, and at most ``MAX_FRONTMATTER_BYTES`` of it: a block that runs past
+    them is a problem, and its fields are not read. The body is left in the text until asked for.
+
     Args:
         text: the whole SKILL.md.
         folder: the skill's directory name, which the ``name`` field must equal.
@@ -174,20 +237,34 @@ def parse_skill(text: str, folder: str) -> SkillDocument:
     problems: list[str] = []
     if text.startswith("\ufeff"):
         problems.append("the file starts with a byte-order mark")
-    normal = _normalise(text)
-    head, body = _split(normal)
+    head, overflow = _head(text)
     fields: dict[str, Any] = {}
-    if head is None:
-        problems.append("no frontmatter: the file must start with a '---' block holding name and description")
-    else:
+    if head is not None:
         data, notes = _load(head)
         problems.extend(notes)
         if isinstance(data, dict):
             fields = {str(k): v for k, v in data.items()}
         elif data is not None:
             problems.append("the frontmatter is not a mapping of fields")
+    elif overflow is not None:
+        problems.append(_overflow(overflow))
+    else:
+        problems.append("no frontmatter: the file must start with a '---' block holding name and description")
     problems.extend(spec_problems(fields, folder))
-    return SkillDocument(fields, body.lstrip("\n"), tuple(problems))
+    return SkillDocument(fields, tuple(problems), text)
+
+
+def _overflow(start: str) -> str:
+    """The problem of a block that runs past the bound, told by its start as the loader would tell it.
+
+    The loader refuses a text that nests too deeply before it weighs it, so a block whose start already
+    nests too deeply is reported so, whatever its length.
+    """
+    from toolproof.runtime.skills.yamlguard import too_deep  # PyYAML with it, only for such a block
+
+    if too_deep(start):
+        return "the frontmatter nests too deeply to be read"
+    return f"the frontmatter runs past {MAX_FRONTMATTER_BYTES} bytes without a closing '---' line; not read"
 
 
 def spec_problems(fields: dict[str, Any], folder: str) -> list[str]:

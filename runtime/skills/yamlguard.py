@@ -23,6 +23,7 @@ is raised.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -53,7 +54,6 @@ MAX_NUMBER_CHARS: Final = 100
 Refusal = Literal["syntax", "too_large", "too_deep", "too_many_nodes", "too_many_aliases"]
 
 _BRACKETS = re.compile(r"[\[\]{}]")
-_LEADING = re.compile(r"^[ \t\-?:]*", re.MULTILINE)
 
 _CORE = "tag:yaml.org,2002:"
 _STR, _NULL, _BOOL, _INT, _FLOAT = (f"{_CORE}{name}" for name in ("str", "null", "bool", "int", "float"))
@@ -110,7 +110,14 @@ def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
         depth += 1 if match.group() in "[{" else -1
         if depth > limit:
             return True
-    return any(len(match.group()) > 4 * limit for match in _LEADING.finditer(text))
+    # One search for a run too long, not a match per line: 64 KiB of empty lines would be 65,536 matches.
+    return _leading_run(4 * limit + 1).search(text) is not None
+
+
+@functools.cache
+def _leading_run(length: int) -> re.Pattern[str]:
+    """A line's leading run of blanks and block indicators, ``length`` long."""
+    return re.compile(rf"^[ \t\-?:]{{{length}}}", re.MULTILINE)
 
 
 def load_bounded(text: str, *, max_bytes: int, max_nodes: int = MAX_NODES, max_aliases: int = MAX_ALIASES) -> Loaded:
