@@ -10,7 +10,7 @@ from typing import Final
 from toolproof.generated import file_read as contract
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.errors import ToolError
-from toolproof.runtime.files.access import Directory, FileAccessError, NotRegularKind, Reason
+from toolproof.runtime.files.access import MAX_PATH_CHARS, Directory, FileAccessError, NotRegularKind, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines
 from toolproof.runtime.files.workspace import Workspace
@@ -51,19 +51,32 @@ def _validate(args: contract.FileReadInput) -> None:
         raise contract.invalid_range(reason="; ".join(problems))
 
 
-def _relative(path: str, workspace: str) -> tuple[str, bool]:
-    """(path to open, whether it is absolute): the design makes foreign absolute paths relative."""
+def _relative(path: str, allowed: Workspace) -> tuple[str, list[str] | None]:
+    """(path to open, relative; or the components below the workspace of an absolute path inside it).
+
+    An absolute path inside the workspace, in its configured or its real
+    spelling, keeps its place; any other is made relative, as the design does.
+    The design's checks (no climbing out, no suspicious patterns) apply to what
+    the caller chose: the part below the workspace, never the host's own
+    workspace path, which may hold a ``~`` or a ``$(`` of its own.
+    """
+    if len(path) > MAX_PATH_CHARS:
+        raise contract.invalid_path()  # refused before any open, as the design's validation refuses
     normal = path.replace("\\", "/")
+    below: list[str] | None = None
     if normal.startswith("/"):
-        if normal == workspace or normal.startswith(workspace.rstrip("/") + "/"):
-            return normal, True
-        normal = normal.lstrip("/")
-    lexical = posixpath.normpath(normal)
+        found = allowed.locate([part for part in normal.split("/") if part and part != "."], first=1)
+        if found is not None:
+            below = found[1]
+            normal = "/".join(below)
+        else:
+            normal = normal.lstrip("/")
+    lexical = posixpath.normpath(normal) if normal else "."
     if lexical == ".." or lexical.startswith("../"):
         raise contract.outside_workspace()
     if any(pattern in lexical for pattern in _SUSPICIOUS):
         raise contract.invalid_path()
-    return normal, False
+    return normal or ".", below
 
 
 def _summary(args: contract.FileReadInput) -> str:
@@ -95,7 +108,7 @@ _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] =
     "not_found": lambda exc, path: contract.file_not_found(path=path),
     "outside_root": lambda exc, path: contract.outside_workspace(),
     "symlink": lambda exc, path: contract.outside_workspace(),
-    "invalid_path": lambda exc, path: contract.invalid_path(),
+    "invalid_path": lambda exc, path: contract.read_failed(reason=exc.detail),  # a name too long for the disk
     "permission_denied": lambda exc, path: contract.access_denied(path=path),
     "hardlink": lambda exc, path: contract.access_denied(path=path),
     "too_large": _too_large,
@@ -111,9 +124,11 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
     allowed = ctx.need(Workspace)  # the contract needs one: without it the tool is not offered
     if not allowed.roots:
         raise contract.outside_workspace()
+    target, below = _relative(path, allowed)
     try:
         with Directory.open(allowed.roots[0]) as workspace:
-            target, absolute = _relative(path, workspace.real)
+            if below is not None:  # spelled from the real path, so the walk checks again that it is beneath
+                target = "/".join([workspace.real.rstrip("/"), *below]) or "/"
             return read_lines(
                 ctx,
                 workspace,
@@ -121,7 +136,7 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
                 start=start,
                 limit=limit,
                 max_bytes=MAX_FILE_SIZE_BYTES,
-                absolute=absolute,
+                absolute=below is not None,
                 progress=ctx.progress,
             )
     except FileAccessError as exc:

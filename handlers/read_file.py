@@ -17,7 +17,7 @@ from toolproof.runtime.errors import ToolError
 from toolproof.runtime.files.access import Directory, FileAccessError, NotRegularKind, Reason, split_user_path
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines, window_from_text
-from toolproof.runtime.files.workspace import Workspace
+from toolproof.runtime.files.workspace import Workspace, symlink_policy
 from toolproof.runtime.skills.gate import BUILTIN_SCHEME
 from toolproof.runtime.skills.resources import SkillGates
 
@@ -31,43 +31,65 @@ TOKEN_NOTICE: Final = "\n\nskillToken: {token}\nPass this skillToken in every ot
 """Appended to the text of a complete SKILL.md read, so a model that reads only text gets the token."""
 
 
-def _below(parts: list[str], root: Path) -> list[str] | None:
-    root_parts = [p for p in str(root).split("/") if p]
-    return parts[len(root_parts) :] if parts[: len(root_parts)] == root_parts else None
+def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, list[str], list[str]]:
+    """(allowed root, components of the path to open beneath it, the components of those that came from cwd).
 
-
-def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, str, bool]:
-    """(allowed root, path to open beneath it, whether that path is absolute)."""
+    An absolute path or cwd may name a root by any of its spellings (as
+    configured, or real: ``Workspace.locate``). ``~`` is an ordinary character:
+    the tool's document expands no home folder, so ``~x`` is a file in cwd.
+    """
     workspace = ctx.get(Workspace)
-    roots = workspace.roots if workspace is not None else ()
-    if not roots:
+    if workspace is None or not workspace.roots:
         raise contract.no_allowed_directories()
+    roots = workspace.roots
     try:
-        is_abs, parts = split_user_path(path)
-    except FileAccessError:
-        raise contract.outside_allowed(path=path) from None
+        is_abs, parts = split_user_path(path, literal_tilde=True)
+    except FileAccessError as exc:
+        raise _refused(exc, path) from None
     if is_abs:
-        for root in sorted(roots, key=lambda r: len(str(r)), reverse=True):
-            if _below(parts, root) is not None:
-                return root, path, True
-        raise contract.outside_allowed(path=path)
+        found = workspace.locate(parts)
+        if found is None:
+            raise contract.outside_allowed(path=path)
+        return found[0], found[1], []
     if cwd is None:
         if len(roots) > 1:
             raise contract.cwd_required()
-        return roots[0], path, False
+        return roots[0], parts, []
     try:
-        cwd_abs, cwd_parts = split_user_path(cwd)
-    except FileAccessError:
+        cwd_abs, cwd_parts = split_user_path(cwd, literal_tilde=True)
+    except FileAccessError as exc:
+        if exc.reason == "invalid_path":
+            raise contract.read_failed(path=path, reason=f"cwd is not a valid path: {exc.detail}") from None
         raise contract.cwd_not_allowed(cwd=cwd) from None
     if not cwd_abs:
         if len(roots) > 1:
             raise contract.cwd_not_allowed(cwd=cwd)
-        return roots[0], "/".join([*cwd_parts, path]), False
-    for root in sorted(roots, key=lambda r: len(str(r)), reverse=True):
-        below = _below(cwd_parts, root)
-        if below is not None:
-            return root, "/".join([*below, path.replace("\\", "/")]) if below else path, False
-    raise contract.cwd_not_allowed(cwd=cwd)
+        return roots[0], [*cwd_parts, *parts], cwd_parts
+    found = workspace.locate(cwd_parts)
+    if found is None:
+        raise contract.cwd_not_allowed(cwd=cwd)
+    root, below = found
+    return root, [*below, *parts], below
+
+
+def _beneath(directory: Directory, parts: list[str]) -> str:
+    """The absolute path of ``parts`` below ``directory``, spelled from its real path, for the walk to check again."""
+    return "/".join([directory.real.rstrip("/"), *parts]) or "/"
+
+
+def _cwd_escapes(ctx: ToolContext, directory: Directory, cwd_parts: list[str]) -> bool:
+    """Whether cwd on its own leads out of ``directory``: then cwd, not the path, is to blame for a refusal.
+
+    Only asked after a refusal, to name its cause: the read itself walked the
+    whole path from the root, and nothing is opened here but to look.
+    """
+    if not cwd_parts:
+        return False
+    try:
+        with directory.open_dir(_beneath(directory, cwd_parts), symlinks=symlink_policy(ctx), absolute=True):
+            return False
+    except FileAccessError as exc:
+        return exc.reason in ("outside_root", "symlink")
 
 
 class _PathError(Protocol):
@@ -87,7 +109,7 @@ _NOT_REGULAR: Final[Mapping[NotRegularKind, _PathError]] = {
 _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] = {
     "outside_root": lambda exc, path: contract.outside_allowed(path=path),
     "symlink": lambda exc, path: contract.outside_allowed(path=path),
-    "invalid_path": lambda exc, path: contract.outside_allowed(path=path),
+    "invalid_path": lambda exc, path: contract.read_failed(path=path, reason=exc.detail),
     "not_found": lambda exc, path: contract.not_found(path=path),
     "not_regular": lambda exc, path: _NOT_REGULAR[exc.kind or "other"](path=path),
     "too_large": lambda exc, path: contract.too_large(path=path),
@@ -97,25 +119,34 @@ _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] =
 """The error for each reason the file layer gives; any other is ``read_failed`` with its detail."""
 
 
+def _refused(exc: FileAccessError, path: str) -> ToolError:
+    refusal = _REFUSALS.get(exc.reason)
+    return refusal(exc, path) if refusal else contract.read_failed(path=path, reason=exc.detail)
+
+
 def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int) -> LineWindow:
-    root, target, absolute = _locate(ctx, path, cwd)
+    root, parts, cwd_parts = _locate(ctx, path, cwd)
     try:
         with Directory.open(root) as directory:
-            return read_lines(
-                ctx,
-                directory,
-                target,
-                start=offset,
-                limit=limit,
-                max_bytes=MAX_FILE_BYTES,
-                max_line_chars=MAX_LINE_CHARS,
-                utf8_only=True,
-                absolute=absolute,
-                progress=ctx.progress,
-            )
+            try:
+                return read_lines(
+                    ctx,
+                    directory,
+                    _beneath(directory, parts),
+                    start=offset,
+                    limit=limit,
+                    max_bytes=MAX_FILE_BYTES,
+                    max_line_chars=MAX_LINE_CHARS,
+                    utf8_only=True,
+                    absolute=True,
+                    progress=ctx.progress,
+                )
+            except FileAccessError as exc:
+                if exc.reason in ("outside_root", "symlink") and _cwd_escapes(ctx, directory, cwd_parts):
+                    raise contract.cwd_not_allowed(cwd=cwd or "") from None
+                raise
     except FileAccessError as exc:
-        refusal = _REFUSALS.get(exc.reason)
-        raise (refusal(exc, path) if refusal else contract.read_failed(path=path, reason=exc.detail)) from None
+        raise _refused(exc, path) from None
     except DecodeError as exc:
         if exc.reason == "binary":
             raise contract.binary(path=path) from None

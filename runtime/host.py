@@ -10,6 +10,7 @@ never reads these options: it sees only the resources.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +43,14 @@ class HostOptions:
 
     @classmethod
     def of(cls, *, workspace: Iterable[str | Path] = (), skills: Iterable[str | Path] = (), **rest: Any) -> HostOptions:
-        """Options with the folders resolved to absolute paths."""
+        """Options with the folders made absolute: skills folders resolved, workspaces as spelled.
+
+        A workspace keeps the spelling it was given (``Workspace.of`` pins its
+        real path as well): a model told of ``/tmp/ws`` may name files by it
+        where ``/tmp`` is a link (``/private/tmp`` on macOS).
+        """
         return cls(
-            workspace=tuple(Path(p).resolve() for p in workspace),
+            workspace=tuple(Path(os.path.abspath(p)) for p in workspace),
             skills=tuple(Path(p).resolve() for p in skills),
             **rest,
         )

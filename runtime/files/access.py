@@ -51,6 +51,7 @@ from toolproof.runtime.errors import ToolproofError
 
 __all__ = [
     "MAX_OPEN_DIRS",
+    "MAX_PATH_CHARS",
     "MAX_WALK_OPENS",
     "Directory",
     "FileAccessError",
@@ -82,6 +83,7 @@ NotRegularKind = Literal["directory", "fifo", "socket", "device", "symlink", "ot
 """What a path that is not a regular file names instead."""
 
 MAX_PATH_CHARS: Final = 4096
+"""The longest path, in characters, a walk accepts (``invalid_path`` past it)."""
 MAX_SYMLINK_HOPS: Final = 40
 MAX_OPEN_DIRS: Final = 16
 """Directory descriptors one walk holds at most, however deep the path."""
@@ -153,23 +155,28 @@ def _kind(mode: int) -> NotRegularKind:
     return "other"
 
 
-def split_user_path(user_path: str) -> tuple[bool, list[str]]:
+def split_user_path(user_path: str, *, literal_tilde: bool = False) -> tuple[bool, list[str]]:
     """Split a path as a model writes it into ``(is_absolute, components)``.
 
     Both slash styles separate components. Empty and ``.`` components vanish;
     ``..`` is kept for the walk to handle.
 
+    Args:
+        user_path: the path as the model wrote it.
+        literal_tilde: a leading ``~`` is an ordinary character (``~x`` names a
+            file ``~x``), never a home folder; by default such a path is refused.
+
     Raises:
         FileAccessError: ``invalid_path`` for NUL bytes, empty or overlong paths;
-            ``outside_root`` for ``~``, URLs, drive letters and UNC paths.
+            ``outside_root`` for ``~`` (unless ``literal_tilde``), URLs, drive letters and UNC paths.
     """
     if "\x00" in user_path:
         raise FileAccessError("invalid_path", user_path, "the path contains a NUL byte")
     if not user_path.strip():
-        raise FileAccessError("invalid_path", user_path, "the path is empty")
+        raise FileAccessError("invalid_path", user_path, "the path is blank" if user_path else "the path is empty")
     if len(user_path) > MAX_PATH_CHARS:
         raise FileAccessError("invalid_path", user_path, f"the path is longer than {MAX_PATH_CHARS} characters")
-    if user_path.startswith("~"):
+    if user_path.startswith("~") and not literal_tilde:
         raise FileAccessError("outside_root", user_path, "'~' is not expanded; give a path inside the allowed folder")
     has_colon = ":" in user_path  # both patterns need one: most paths skip them
     if has_colon and _SCHEME.match(user_path):
@@ -395,13 +402,18 @@ class Directory:
             raise FileAccessError("hardlink", user_path, detail)
         return OpenFile(fd, self.real, "/".join(names), st)
 
-    def open_dir(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root") -> Directory:
+    def open_dir(self, user_path: str, *, symlinks: SymlinkPolicy = "within_root", absolute: bool = False) -> Directory:
         """Open a sub-folder beneath this directory, as the root of further walks.
+
+        Args:
+            user_path: the path as the model wrote it, relative to this directory.
+            symlinks: refuse every symbolic link, or follow those that stay beneath.
+            absolute: accept an absolute path that lies beneath this directory.
 
         Raises:
             FileAccessError: whatever stops the path from naming a folder here.
         """
-        fd, names, _ = self._walk(user_path, want_dir=True, symlinks=symlinks, absolute=False)
+        fd, names, _ = self._walk(user_path, want_dir=True, symlinks=symlinks, absolute=absolute)
         return Directory(fd, "/".join([self.real.rstrip("/"), *names]) if names else self.real)
 
     def _walk(

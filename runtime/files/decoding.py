@@ -152,7 +152,7 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
             return Decoded(text, utf16, False, newline_style(text))
     if looks_binary(sample) or utf16 is not None:
         raise DecodeError("binary", "the file is binary, not text")
-    if failure is None:
+    if failure is None or b"\x00" in data:  # a NUL past the sample too: no text encoding left holds one
         raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     if utf8_only:
         raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure.start})")

@@ -98,7 +98,7 @@ class _Audit:
 
     def __init__(self, ctx: ToolContext, root: Directory, user_path: str) -> None:
         self.ctx = ctx
-        self.path = f"{root.real}/{user_path}"
+        self.path = user_path if user_path.startswith("/") else f"{root.real}/{user_path}"
         self.bytes = 0
         self.started = time.perf_counter()
 
@@ -185,7 +185,7 @@ def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
             raise DecodeError("not_utf8", "the file is UTF-32, not UTF-8")
         return None, True
     sample = head[:8192]
-    if b"\x00" in sample:
+    if b"\x00" in head:  # a NUL anywhere in what was read is binary, whatever else the bytes are
         if not utf8_only and utf16_without_bom(sample) is not None:
             return None, False
         raise DecodeError("binary", "the file is binary, not text")
@@ -208,6 +208,8 @@ def _decode_window(data: bytes, count: int, cut: list[int], utf8_only: bool) -> 
     block with ``replace`` gives what decoding line by line gives, as no invalid
     sequence runs on through an LF.
     """
+    if b"\x00" in data:  # binary before not UTF-8: the NUL says what the file is, a bad byte only what it is not
+        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     if cut:
         raw = data.split(b"\n")
         for i in cut:
@@ -221,8 +223,6 @@ def _decode_window(data: bytes, count: int, cut: list[int], utf8_only: bool) -> 
             raise DecodeError("not_utf8", "the file is not valid UTF-8") from exc
         text = data.decode("utf-8", errors="replace")
         utf8 = None
-    if b"\x00" in data:
-        raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
     return text, utf8 if count else b""
 
 
@@ -261,7 +261,8 @@ def read_lines(
 
     Raises:
         FileAccessError: the path is refused, cannot be read, or is over ``max_bytes``.
-        DecodeError: binary content, or not UTF-8 when ``utf8_only``.
+        DecodeError: binary content (a NUL byte in the first 64 KiB or in what is decoded; it wins
+            over invalid UTF-8), or not UTF-8 when ``utf8_only``.
     """
     with (
         _Audit(ctx, root, user_path) as audit,
@@ -278,6 +279,8 @@ def read_lines(
         if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
             decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
             audit.bytes = st.st_size
+            if "\x00" in decoded.text:  # past the sample ``decode`` tests, or U+0000 in UTF-16
+                raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
             lines, total = window_from_text(decoded.text, start, limit)
             text, count, longest = "\n".join(lines), len(lines), max(map(len, lines), default=0)
             more, cut = start + count - 1 < total, frozenset[int]()

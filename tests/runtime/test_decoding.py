@@ -138,3 +138,22 @@ def test_utf8_only_still_accepts_a_utf8_bom() -> None:
 def test_newline_style_is_reported(text: str, style: str) -> None:
     assert newline_style(text) == style
     assert decode(text.encode()).newline == style
+
+
+@pytest.mark.parametrize("utf8_only", [False, True])
+def test_a_nul_past_the_sample_in_bytes_that_are_not_utf8_makes_them_binary(utf8_only: bool) -> None:
+    data = "café\n".encode("cp1252") * 20_000 + b"\x00\x01\x02"  # 100 KB of legacy text, then binary
+
+    with pytest.raises(DecodeError) as info:
+        decode(data, utf8_only=utf8_only)
+
+    assert info.value.reason == "binary"
+
+
+def test_mostly_utf8_with_a_nul_is_binary_not_text_with_a_nul() -> None:
+    data = ("日本語の文章です。" * 20_000).encode() + b"\xff\x00"
+
+    with pytest.raises(DecodeError) as info:
+        decode(data)
+
+    assert info.value.reason == "binary"
