@@ -40,9 +40,9 @@ def conform(
     {skills} and {dir} name the example's test folder and {project} the project
     (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
     for each workspace the example allows. A contract whose tool the server
-    does not list is a failure.
+    does not list, or lists with schemas other than the contract's, is a failure.
     """
-    from toolproof.runtime.conformance.mcp import LISTING, Outcome, run_conformance, write_junit
+    from toolproof.runtime.conformance.mcp import LISTING, SCHEMAS, Outcome, run_conformance, write_junit
 
     config = project_or_exit(project)
     specs = specs_or_exit(config)
@@ -63,9 +63,11 @@ def conform(
         write_junit(outcomes, junit)
     failed = [o for o in outcomes if not o.passed]
     unlisted = sum(1 for o in failed if o.example == LISTING)
-    examples = len(outcomes) - unlisted
+    mismatched = sum(1 for o in failed if o.example == SCHEMAS)
+    examples = len(outcomes) - unlisted - mismatched
+    others = f", {mismatched} with schemas other than the contract's" if mismatched else ""
     click.echo(
-        f"{config.name}: {len(specs)} tool(s) checked ({len(specs) - unlisted} listed by the server), "
+        f"{config.name}: {len(specs)} tool(s) checked ({len(specs) - unlisted} listed by the server{others}), "
         f"{examples} example(s)"
     )
     click.echo(f"{len(outcomes) - len(failed)} passed, {len(failed)} failed")

@@ -10,16 +10,21 @@ contract does not catalogue, or a hang fails. The runtime checks every output
 against the output schema (``validate_output``), so a bad output surfaces as
 ``internal_error``.
 
-hypothesis-jsonschema would derive the strategies, but its last release (0.23.1)
-fails on object schemas with current Hypothesis; ``_strategy`` covers the
-keywords contracts use.
+Valid arguments are valid: the strategies (``strategies.schema_values``)
+resolve ``$ref`` and honour the keywords contracts use, and what they draw is
+filtered through the input schema's validator; an example is sampled only when
+it expects no ``invalid_arguments`` and its input passes the schema. So
+``invalid_arguments`` is a failure for any arguments the served input schema
+accepts (after the runtime drops the nulls it reads as absent), unless the
+runtime refuses them for a reason it documents beyond the schema: a string
+holding a lone surrogate, arguments longer than ``max_argument_bytes``, or a
+value its validator cannot cope with.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -40,11 +45,14 @@ from toolproof.runtime.conformance.replay import (
     substitute,
     with_token,
 )
+from toolproof.runtime.conformance.strategies import json_values, schema_values
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import INTERNAL_ERROR
+from toolproof.runtime.errors import INTERNAL_ERROR, INVALID_ARGUMENTS, UNKNOWN_TOOL
+from toolproof.runtime.nulls import drop_absent_nulls
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.skills.resources import skill_gate
+from toolproof.runtime.validation import SchemaValidator
 
 __all__ = ["CALL_TIMEOUT", "FuzzFailure", "FuzzHost", "fuzz_examples", "near_misses", "valid_arguments"]
 
@@ -56,64 +64,12 @@ HUGE = 10 * 1024
 
 
 class FuzzFailure(AssertionError):
-    """A fuzzed call ended in ``internal_error``, an uncatalogued error, or did not end in time."""
+    """A fuzzed call ended in ``internal_error``, an uncatalogued error, a refusal of valid arguments, or a hang."""
 
 
 def fuzz_examples(default: int = 25) -> int:
     """How many examples each fuzz test draws: ``TOOLPROOF_FUZZ_EXAMPLES``, else ``default``."""
     return int(os.environ.get("TOOLPROOF_FUZZ_EXAMPLES", default))
-
-
-def _strategy(schema: Any, seeds: tuple[str, ...]) -> st.SearchStrategy[Any]:
-    """Values ``schema`` accepts (the keywords contracts use); strings also from ``seeds``."""
-    if not isinstance(schema, Mapping):
-        return st.none() if schema is False else _json_values()
-    if "const" in schema:
-        return st.just(schema["const"])
-    if "enum" in schema:
-        return st.sampled_from(list(schema["enum"]))
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return st.one_of([_strategy(sub, seeds) for sub in schema[key]])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return st.one_of([_strategy({**schema, "type": k}, seeds) for k in kind])
-    if kind == "string":
-        low, high = schema.get("minLength", 0), schema.get("maxLength", 200)
-        pattern = schema.get("pattern")
-        drawn = (
-            st.from_regex(pattern).filter(lambda s: low <= len(s) <= high)
-            if pattern
-            else st.text(min_size=low, max_size=high)
-        )
-        fitting = [s for s in seeds if low <= len(s) <= high and (not pattern or re.search(pattern, s))]
-        return st.one_of(st.sampled_from(fitting), drawn) if fitting else drawn
-    if kind == "integer":
-        return st.integers(schema.get("minimum"), schema.get("maximum"))
-    if kind == "number":
-        return st.floats(schema.get("minimum"), schema.get("maximum"), allow_nan=False, allow_infinity=False)
-    if kind == "boolean":
-        return st.booleans()
-    if kind == "null":
-        return st.none()
-    if kind == "array":
-        items = _strategy(schema.get("items", {}), seeds)
-        return st.lists(items, min_size=schema.get("minItems", 0), max_size=schema.get("maxItems", 5))
-    if kind == "object" or "properties" in schema:
-        props: Mapping[str, Any] = schema.get("properties", {})
-        required = [name for name in schema.get("required", ()) if name in props]
-        return st.fixed_dictionaries(
-            {name: _strategy(props[name], seeds) for name in required},
-            optional={name: _strategy(sub, seeds) for name, sub in props.items() if name not in required},
-        )
-    return _json_values()
-
-
-def _json_values() -> st.SearchStrategy[Any]:
-    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
-    return st.recursive(
-        scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)
-    )
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -128,7 +84,15 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _usable(example: Mapping[str, Any]) -> bool:
-    return bool(example["expect"].get("error") != "unknown_tool")
+    return bool(example["expect"].get("error") != UNKNOWN_TOOL)
+
+
+def _accepts(validator: SchemaValidator, arguments: Any) -> bool:
+    """Whether ``validator`` accepts ``arguments``; False when it cannot tell (a value beyond its range)."""
+    try:
+        return validator.is_valid(arguments)
+    except Exception:  # the runtime refuses such arguments too, as invalid_arguments
+        return False
 
 
 def _seeds(tool: BoundTool) -> tuple[str, ...]:
@@ -138,12 +102,20 @@ def _seeds(tool: BoundTool) -> tuple[str, ...]:
 
 
 def valid_arguments(module: str, *, project: Path | None = None) -> st.SearchStrategy[Any]:
-    """Arguments the input schema of ``module`` accepts (bound when first drawn)."""
+    """Arguments the input schema of ``module`` accepts (bound when first drawn).
+
+    Drawn from the schema and filtered through its validator, mixed with the
+    inputs of the examples that expect no ``invalid_arguments`` and pass it.
+    """
 
     def build() -> st.SearchStrategy[Any]:
         tool = project_tool(module, project)[0]
-        inputs = [ex["input"] for ex in tool.spec.examples if _usable(ex)]
-        drawn = _strategy(tool.spec.input_schema, _seeds(tool))
+        inputs = [
+            ex["input"]
+            for ex in tool.spec.examples
+            if _usable(ex) and ex["expect"].get("error") != INVALID_ARGUMENTS and _accepts(tool.input, ex["input"])
+        ]
+        drawn = schema_values(tool.spec.input_schema, _seeds(tool)).filter(lambda value: _accepts(tool.input, value))
         return st.one_of(st.sampled_from(inputs), drawn) if inputs else drawn
 
     return st.deferred(build)
@@ -160,7 +132,7 @@ def _near(arguments: Any, schema: Mapping[str, Any], draw: st.DrawFn) -> Any:
     kinds = ["extra", "non_object"] + (["drop", "wrong", "edge"] if props else [])
     kind = draw(st.sampled_from(kinds))
     if kind == "extra":
-        return {**arguments, draw(st.sampled_from(["x-extra", "", "__proto__"])): draw(_json_values())}
+        return {**arguments, draw(st.sampled_from(["x-extra", "", "__proto__"])): draw(json_values())}
     if kind == "non_object":
         return draw(st.sampled_from([[], "arguments", 0, None, [arguments]]))
     name = draw(st.sampled_from(sorted(props)))
@@ -197,6 +169,9 @@ class FuzzHost:
         self.base = base
         self.restricted = restricted
         self.gated = skill_gate(runtime, tool.spec.name) is not None
+        served = next(spec for spec in runtime.specs if spec.name == tool.spec.name)
+        self._served = SchemaValidator(served.input_schema)
+        """The input schema as the runtime serves it (dynamic enums filled from the folder's resources)."""
 
     @classmethod
     @contextmanager
@@ -262,17 +237,46 @@ class FuzzHost:
     def check(self, arguments: Any, *, token: bool = False) -> ToolResult:
         """Call and assert the result is an output or a catalogued error other than ``internal_error``.
 
+        ``invalid_arguments`` passes only for arguments the runtime may refuse:
+        those the served input schema rejects, and those ``_refusable`` names.
+
         Raises:
             FuzzFailure: naming the tool, the arguments and the error.
         """
         result = self.call(arguments, token=token)
         error = result.error
-        if error is not None and (error.code == INTERNAL_ERROR or error.code not in self.tool.spec.errors):
+        if error is None:
+            return result
+        wrong = error.code == INTERNAL_ERROR or error.code not in self.tool.spec.errors
+        if wrong or (error.code == INVALID_ARGUMENTS and not self._refusable(arguments, token=token)):
+            accepted = "" if wrong else ", though the input schema accepts them"
             raise FuzzFailure(
                 f"{self.tool.spec.name} with {self._text(arguments, token)[:500]} ended in"
-                f" {error.code!r}: {error.message}"
+                f" {error.code!r}{accepted}: {error.message}"
             )
         return result
+
+    def _refusable(self, arguments: Any, *, token: bool = False) -> bool:
+        """Whether the runtime may answer ``arguments`` (as ``call`` sends them) with ``invalid_arguments``.
+
+        It may when the input schema it serves rejects them once it has dropped
+        the nulls it reads as absent, and for what it refuses beyond the schema:
+        text holding a lone surrogate, arguments longer than its
+        ``max_argument_bytes``, values its validator cannot cope with.
+        """
+        text = self._text(arguments, token)
+        if len(text) > self.runtime.max_argument_bytes:
+            return True
+        sent = json.loads(text)
+        try:
+            json.dumps(sent, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: not text
+            return True
+        except RecursionError:
+            return True
+        if self.tool.nulls is not None:
+            sent = drop_absent_nulls(self.tool.nulls, sent)
+        return not _accepts(self._served, sent)
 
     def check_properties(self, arguments: Any, hints: Hints, *, token: bool = False) -> ToolResult:
         """``check`` twice through ``properties.check_properties`` on the host's folder."""

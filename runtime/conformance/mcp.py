@@ -7,9 +7,12 @@ and the result checked against the example. The server is started with
 ``TOOLPROOF_GATE_SECRET=toolproof-conformance``; a gated tool gets its token
 the way a client would, by reading its SKILL.md first.
 
-A catalogued error code is read from ``_meta["dev.toolproof/error"]`` when the
-server sends it; a server that does not is held to the example's message and
-text instead.
+Before any example, the server's ``tools/list`` must name each tool with the
+input and output schemas of the contract's MCP export. Each answer is read by
+``answers.read_result``: a success must carry ``structuredContent`` the output
+schema accepts; an error's code is read from ``_meta["dev.toolproof/error"]``
+when the server sends it, else from its text, which must be the contract's
+``render.error`` of a catalogued error. Every message must be JSON-RPC 2.0.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 from xml.etree import ElementTree
 
+from toolproof.runtime.conformance.answers import read_result, schema_difference
 from toolproof.runtime.conformance.fixtures import lay_fixtures
 from toolproof.runtime.conformance.replay import (
     CONFORMANCE_SECRET,
@@ -43,13 +47,13 @@ from toolproof.runtime.conformance.replay import (
     sets_modes,
     substitute,
 )
-from toolproof.runtime.errors import UNKNOWN_TOOL
+from toolproof.runtime.errors import UNKNOWN_TOOL, RegistryError
 from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
-from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
+from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS
 from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["LISTING", "Outcome", "listed_tools", "run_conformance", "write_junit"]
+__all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "write_junit"]
 
 TIMEOUT: Final = 30.0
 _PR_CAPBSET_DROP: Final = 24
@@ -121,15 +125,29 @@ class _Connection:
                 message = json.loads(line)
             except ValueError:
                 raise _ServerError(f"the server wrote a line that is not JSON: {line[:200]!r}") from None
-            if isinstance(message, dict) and "method" in message and "id" in message:
+            if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+                got = (
+                    f'"jsonrpc": {json.dumps(message["jsonrpc"])}'
+                    if isinstance(message, dict) and "jsonrpc" in message
+                    else 'no "jsonrpc"'
+                )
+                raise _ServerError(
+                    f'the server wrote a message with {got} while {method} waited; JSON-RPC 2.0 requires "2.0":'
+                    f" {line[:200]!r}"
+                )
+            if "method" in message and "id" in message:
                 self._write(
                     {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "not supported"}}
                 )
                 continue
-            if isinstance(message, dict) and message.get("id") == request_id:
+            if type(message.get("id")) is int and message["id"] == request_id and "method" not in message:
+                if ("result" in message) == ("error" in message):
+                    raise _ServerError(
+                        f"the answer to {method} must hold exactly one of result and error: {line[:200]!r}"
+                    )
                 if "error" in message:
                     raise _RpcError(method, message["error"])
-                return message.get("result")
+                return message["result"]
 
     def _write(self, message: Mapping[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -201,23 +219,6 @@ def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float) -
     return hmac.new(CONFORMANCE_SECRET, message, hashlib.sha256).hexdigest()[:32]
 
 
-def _as_result(spec: ToolSpec, raw: Any, expect: Mapping[str, Any]) -> ToolResult:
-    if not isinstance(raw, Mapping):
-        raise _ServerError(f"tools/call returned {raw!r}, not a CallToolResult")
-    text = "".join(part.get("text", "") for part in raw.get("content", []) if isinstance(part, Mapping))
-    if not raw.get("isError"):
-        return ToolResult(spec.name, raw.get("structuredContent"), None, text)
-    meta = (raw.get("_meta") or {}).get(ERROR_META_KEY) or {}
-    code, message = meta.get("code"), meta.get("message")
-    if code is None:  # a server that does not name its codes is held to the message and the text
-        code = expect.get("error", "unknown")
-        message = expect.get("message", text) if expect.get("message", "") in text else text
-    output = meta.get("output")  # render.error_output, when the contract has one
-    output = output if isinstance(output, Mapping) else None
-    error = ErrorInfo(code, message if message is not None else text, output=output)
-    return ToolResult(spec.name, None, error, text)
-
-
 def _server_env(project: Path | None) -> dict[str, str]:
     """The server's environment: the conformance gate secret, and the project it must serve."""
     env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
@@ -253,7 +254,7 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                     )
                 try:
                     raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
-                    result = _as_result(spec, raw, example["expect"])
+                    result = read_result(spec, raw, example)
                 except _RpcError as refused:
                     # MCP answers a call of a tool it does not offer with a protocol error.
                     if example["expect"].get("error") != UNKNOWN_TOOL:
@@ -274,6 +275,8 @@ _HANDSHAKE: Final = {
 }
 LISTING: Final = "the server lists the tool"
 """The name of the outcome that says whether a tool is listed at all."""
+SCHEMAS: Final = "the server lists the contract's schemas"
+"""The name of the outcome that says a listed tool's schemas are not the contract's (reported only then)."""
 
 
 def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
@@ -282,6 +285,11 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
     Raises:
         OSError, ValueError: the server cannot be started or does not answer as MCP.
     """
+    return set(_listing(command, timeout, project))
+
+
+def _listing(command: str, timeout: float, project: Path | None) -> dict[str, Mapping[str, Any]]:
+    """The ``tools/list`` entries of a server started by ``command``, by name (every page)."""
     with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
         base = Path(tmp).resolve()
         lay_fixtures(base, {})
@@ -290,21 +298,30 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
         try:
             connection.request("initialize", _HANDSHAKE, timeout)
             connection.notify("notifications/initialized")
-            names: set[str] = set()
+            tools: dict[str, Mapping[str, Any]] = {}
             cursor: Any = None
             for _ in range(1000):  # pages; a server that never ends its listing is cut off
                 raw = connection.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
                 if not isinstance(raw, Mapping) or not isinstance(raw.get("tools"), list):
                     raise _ServerError(f"tools/list returned {raw!r}")
-                names.update(
-                    t["name"] for t in raw["tools"] if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-                )
+                for tool in raw["tools"]:
+                    if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+                        tools[tool["name"]] = tool
                 cursor = raw.get("nextCursor")
                 if not cursor:
                     break
-            return names
+            return tools
         finally:
             connection.close()
+
+
+def _schema_outcome(spec: ToolSpec, listed: Mapping[str, Any], started: float) -> Outcome | None:
+    """A failed ``SCHEMAS`` outcome when the listed schemas are not the contract's; None when they are."""
+    try:
+        problem = schema_difference(spec, listed)
+    except (RegistryError, ValueError) as exc:
+        problem = f"the contract's MCP export cannot be read: {exc}"
+    return None if problem is None else Outcome(spec.name, SCHEMAS, False, problem, time.monotonic() - started)
 
 
 def run_conformance(
@@ -319,29 +336,33 @@ def run_conformance(
     """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends.
 
     First the server's listing is checked: a contract whose tool the server does
-    not list fails once, naming the tool, and its examples are not replayed.
+    not list fails once (``LISTING``), naming the tool, and its examples are not
+    replayed; a listed tool whose input or output schema is not the contract's
+    fails once (``SCHEMAS``), naming the first difference, and its examples run.
     ``project`` (the folder of the contracts' project) reaches each server as
     ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
     """
     outcomes: list[Outcome] = []
     started = time.monotonic()
     try:
-        listed = listed_tools(command, timeout, project)
+        listed = _listing(command, timeout, project)
         problem = ""
     except (_ServerError, _RpcError, OSError, ValueError) as exc:
-        listed, problem = set(), f"the server could not be listed: {exc}"
+        listed, problem = {}, f"the server could not be listed: {exc}"
     checked: list[ToolSpec] = []
     for spec in specs:
         if spec.name in listed:
             checked.append(spec)
-            continue
-        detail = (
-            problem or f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
-        )
-        outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started)
-        outcomes.append(outcome)
-        if report is not None:
-            report(outcome)
+            outcome = _schema_outcome(spec, listed[spec.name], started)
+        else:
+            detail = problem or (
+                f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
+            )
+            outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started)
+        if outcome is not None:
+            outcomes.append(outcome)
+            if report is not None:
+                report(outcome)
     work = [(spec, example) for spec in checked for example in spec.examples]
     lock = threading.Lock()
 

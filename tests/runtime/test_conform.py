@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
-from toolproof.runtime.conformance.mcp import LISTING, run_conformance
-from toolproof.runtime.spec import load_specs
+from toolproof.runtime.conformance.mcp import LISTING, SCHEMAS, run_conformance
+from toolproof.runtime.spec import ToolSpec, load_specs
 
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
 BROKEN = (
@@ -115,3 +115,91 @@ def test_the_summary_names_the_project_and_the_tools_checked(runner: CliRunner) 
     examples = len(next(s for s in load_specs() if s.name == "get_skill").examples)
     assert f": 1 tool(s) checked (1 listed by the server), {examples} example(s)\n" in result.output
     assert result.output.endswith(f"{examples} passed, 0 failed\n")
+
+
+def _bent(mode: str) -> str:
+    server = Path(__file__).parent / "foreign_mcp_server.py"
+    return f"{sys.executable} {server} --mode {mode} --workspace {{workspace}} --skills {{skills}}"
+
+
+def _specs(*names: str) -> list[ToolSpec]:
+    return [spec for spec in load_specs() if spec.name in names]
+
+
+def test_a_server_that_names_no_codes_passes_when_its_texts_are_the_contracts() -> None:
+    outcomes = run_conformance(_bent("foreign"), _specs("get_skill", "file-read", "read_file"), jobs=4)
+
+    assert [f"{o.tool}: {o.example}: {o.detail}" for o in outcomes if not o.passed] == []
+    assert len(outcomes) == sum(len(spec.examples) for spec in _specs("get_skill", "file-read", "read_file"))
+
+
+def test_a_server_answering_every_call_with_one_uncoded_error_fails_every_example() -> None:
+    outcomes = run_conformance(_bent("constant_error"), _specs("get_skill"), jobs=4)
+
+    assert [o.example for o in outcomes if o.passed] == []
+    unknown = next(o for o in outcomes if o.example == "an unknown skill is reported")
+    assert 'its text "nope" is not the contract\'s rendering of any catalogued error' in unknown.detail
+
+
+def test_an_error_text_other_than_the_rendering_of_its_meta_code_fails() -> None:
+    outcomes = run_conformance(_bent("wrong_text"), _specs("get_skill"), jobs=4)
+
+    failed = {o.example for o in outcomes if not o.passed}
+    errors = {e["name"] for e in _specs("get_skill")[0].examples if "error" in e["expect"]}
+    assert failed == errors
+
+
+@pytest.mark.parametrize(
+    ("mode", "detail"),
+    [
+        ("bad_output", "structuredContent breaks the output schema: $.skill_name: required property is missing"),
+        ("no_structured", "a successful result without structuredContent"),
+    ],
+)
+def test_a_success_must_carry_structured_content_the_output_schema_accepts(mode: str, detail: str) -> None:
+    outcomes = run_conformance(_bent(mode), _specs("get_skill"), jobs=4)
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    successes = {e["name"] for e in _specs("get_skill")[0].examples if "error" not in e["expect"]}
+    assert set(failed) == successes
+    assert detail in failed["reads a skill's documentation"]
+
+
+def test_a_tool_listed_with_other_schemas_fails_once_naming_the_difference() -> None:
+    outcomes = run_conformance(_bent("loose_schema"), _specs("get_skill"), jobs=4)
+
+    mismatched = [o for o in outcomes if o.example == SCHEMAS]
+    assert len(mismatched) == 1 and not mismatched[0].passed
+    assert mismatched[0].detail.startswith(
+        "tools/list gives 'get_skill' an inputSchema other than the contract's:"
+        ' $.properties: the server has nothing, the contract has {"skill_name": '
+    )
+    assert "; tools/list gives 'get_skill' no outputSchema; the contract's is {" in mismatched[0].detail
+    assert all(o.passed for o in outcomes if o.example != SCHEMAS), "its examples still run, and pass"
+
+
+def test_the_summary_counts_the_tools_listed_with_other_schemas(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["conform", "--mcp", _bent("loose_schema"), "--tool", "get_skill"])
+
+    assert result.exit_code == 1
+    examples = len(_specs("get_skill")[0].examples)
+    checked = "1 tool(s) checked (1 listed by the server, 1 with schemas other than the contract's)"
+    assert f": {checked}, {examples} example(s)\n" in result.output
+    assert result.output.endswith(f"{examples} passed, 1 failed\n")
+
+
+def test_an_answer_that_is_not_json_rpc_2_0_fails() -> None:
+    outcomes = run_conformance(_bent("jsonrpc_1"), _specs("get_skill"), jobs=4)
+
+    assert len(outcomes) == 1 and outcomes[0].example == LISTING and not outcomes[0].passed
+    assert outcomes[0].detail.startswith(
+        'the server could not be listed: the server wrote a message with "jsonrpc": "1.0" while initialize waited;'
+        ' JSON-RPC 2.0 requires "2.0": '
+    )
+
+
+def test_an_answer_holding_a_result_and_an_error_fails() -> None:
+    outcomes = run_conformance(_bent("both"), _specs("get_skill"), jobs=4)
+
+    assert [o.example for o in outcomes if o.passed] == []
+    assert outcomes[0].detail.startswith("the answer to tools/call must hold exactly one of result and error: ")

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from toolproof.runtime.conformance import Hints, PropertyFailure, check_example_properties, check_properties, fuzz
 from toolproof.runtime.conformance.fuzz import FuzzFailure, FuzzHost, near_misses, valid_arguments
 from toolproof.runtime.conformance.properties import snapshot
+from toolproof.runtime.conformance.strategies import schema_values
 from toolproof.runtime.result import ErrorInfo, ToolResult
 
 READ_ONLY = Hints(read_only=True, destructive=False, idempotent=True)
@@ -143,7 +144,7 @@ SCHEMAS = [
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_schema_strategies_draw_only_what_the_schema_accepts(schema: dict[str, Any]) -> None:
     @settings(max_examples=50, deadline=None)
-    @given(fuzz._strategy(schema, ("seed", "x" * 20)))
+    @given(schema_values(schema, ("seed", "x" * 20)))
     def drawn(value: Any) -> None:
         jsonschema.Draft202012Validator(schema).validate(value)
 
