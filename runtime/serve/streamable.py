@@ -287,12 +287,7 @@ class StreamableMcp:
         if not self._calls.try_acquire(1):
             # Parsed JSON can take 30 times the memory of its text: while the call waits, only the text is kept.
             del message
-            granted = await self._calls.acquire_for(1, self.limits.queue_timeout, receive)
-            if granted is None:  # the client has gone: run nothing for no one
-                return
-            if not granted:
-                busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
-                await _plain(send, 503, busy, retry_after=True)
+            if not await self._slot(receive, send, request_id):
                 return
             message = json_value(body)  # as it parsed before
         del body
@@ -300,6 +295,16 @@ class StreamableMcp:
             await self._call(receive, send, message, era, session, json_ok, sse_ok)
         finally:
             self._calls.release(1)
+
+    async def _slot(self, receive: Receive, send: Send, request_id: Any) -> bool:
+        """Wait for a call slot: True once taken; False if the client left (nothing sent) or the wait ran out (503)."""
+        granted = await self._calls.acquire_for(1, self.limits.queue_timeout, receive)
+        if granted is None:  # the client has gone: run nothing for no one
+            return False
+        if not granted:
+            busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
+            await _plain(send, 503, busy, retry_after=True)
+        return granted
 
     async def _batch(
         self, scope: Scope, receive: Receive, send: Send, body: bytes, json_ok: bool, sse_ok: bool
@@ -309,12 +314,7 @@ class StreamableMcp:
         if not any(is_call(m) for m in json_value(body)):  # cheap methods only: answered here
             answers = self.server.answer_batch(json_value(body), session=session)
         else:
-            granted = await self._calls.acquire_for(1, self.limits.queue_timeout, receive)
-            if granted is None:  # the client has gone: run nothing for no one
-                return
-            if not granted:
-                busy = _error(None, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
-                await _plain(send, 503, busy, retry_after=True)
+            if not await self._slot(receive, send, None):
                 return
             try:
                 run = functools.partial(self.server.answer_batch, json_value(body), session=session)
