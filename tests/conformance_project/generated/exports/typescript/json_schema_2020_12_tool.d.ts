@@ -9,13 +9,13 @@ export type JsonSchema202012ToolAddress = {
   city?: string;
 };
 /** Arguments of `json_schema_2020_12_tool`. */
-export type JsonSchema202012ToolInput = {
+export type JsonSchema202012ToolInput = ({
   name?: string;
   address?: JsonSchema202012ToolAddress;
   contactMethod?: "phone" | "email";
   phone?: string;
   email?: string;
-};
+});
 
 /** Output of `json_schema_2020_12_tool`. */
 export type JsonSchema202012ToolOutput = {
