@@ -23,7 +23,10 @@ signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
 after, sys.argv = float(sys.argv[1]), ["toolproof", *sys.argv[2:]]
 from toolproof.launch import main
 signal.setitimer(signal.ITIMER_REAL, after)
-main()
+try:
+    main()
+finally:  # a command that ended before the timer must not die of its alarm on the way out
+    signal.setitimer(signal.ITIMER_REAL, 0)
 """
 
 AFTER = [0.001, 0.004, 0.01, 0.02, 0.035, 0.05, 0.08, 0.12, 0.2, 0.4]
