@@ -43,15 +43,25 @@ _BOMS: Final = (
 _PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", "big5")
 _UTF8_EVIDENCE: Final = 4
 """Valid non-ASCII characters needed per invalid byte for bytes that fail UTF-8 to be read as UTF-8 anyway."""
+_ASCII: Final = "".join(map(chr, range(128)))
 _HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
 _ASCII_LETTER: Final = re.compile(rb"[A-Za-z]")
-_OTHER_LATIN_LANGUAGES: Final = frozenset(
-    {
-        "Albanian", "Bosnian", "Croatian", "Czech", "Estonian", "Hungarian", "Latvian", "Lithuanian",
-        "Polish", "Romanian", "Serbian", "Slovak", "Slovene", "Turkish", "Vietnamese",
-    }
-)  # fmt: skip
-"""Latin-script languages whose legacy code page is not Windows-1252 (charset-normalizer's names)."""
+_CENTRAL: Final = frozenset({"cp1250", "iso8859_2", "iso8859_16", "mac_latin2", "cp852"})
+_BALTIC: Final = frozenset({"cp1257", "iso8859_4", "iso8859_13", "cp775"})
+_OTHER_LATIN_PAGES: Final = {
+    **dict.fromkeys(
+        ("Albanian", "Bosnian", "Croatian", "Czech", "Hungarian", "Polish", "Romanian", "Serbian", "Slovak", "Slovene"),
+        _CENTRAL,
+    ),
+    **dict.fromkeys(("Estonian", "Latvian", "Lithuanian"), _BALTIC),
+    "Turkish": frozenset({"cp1254", "iso8859_9", "cp857"}),
+    "Vietnamese": frozenset({"cp1258"}),
+}
+"""Latin-script languages whose legacy code pages are not Windows-1252 (charset-normalizer's names), with them:
+the detector's guess of such a language is taken only together with one of its code pages."""
+_TURKISH_ONLY: Final = frozenset("ÐðÝýÞþ")
+"""Windows-1252's letters at the bytes where Windows-1254 has Turkish g with breve, dotted and dotless i, s cedilla."""
+_TURKISH: Final = _TURKISH_ONLY | frozenset("ÇçÖöÜüÂâÎîÛû")
 _TEXT_CONTROLS: Final = frozenset(b"\t\n\r\x0c\x1b\x08")
 
 
@@ -130,7 +140,12 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
             try:
                 text = data[len(bom) :].decode(encoding)
             except UnicodeDecodeError as exc:
-                raise DecodeError("undecodable", f"invalid {encoding.upper()} at byte {exc.start + len(bom)}") from None
+                if utf8_only or encoding != "utf-8":
+                    raise DecodeError(
+                        "undecodable", f"invalid {encoding.upper()} at byte {exc.start + len(bom)}"
+                    ) from None
+                # The BOM says UTF-8: its few bad bytes are replaced, as a window of such a file reads them.
+                text = data[len(bom) :].decode(encoding, errors="replace")
             return Decoded(text, encoding, True, newline_style(text))
     failure: UnicodeDecodeError | None
     try:
@@ -199,10 +214,12 @@ def detect(data: bytes, sample: bytes) -> Decoded:
         # Short samples tie between code pages; prefer the common ones.
         tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
         encoding = next((e for e in _PREFERRED if e in tied), encoding)
-    if _latin_accents(sample) and (best is None or best.language not in _OTHER_LATIN_LANGUAGES):
+    if _latin_accents(sample) and (best is None or best.encoding not in _OTHER_LATIN_PAGES.get(best.language, ())):
         # Too little text for the detector to tell code pages apart ("caf\xe9" is also Cyrillic "cafй"):
-        # Windows-1252, the legacy code page of most Latin-script text, unless it named another language.
-        encoding = "cp1252"
+        # Windows-1252, the legacy code page of most Latin-script text, unless it found another Latin language
+        # in one of that language's code pages, or the text is Turkish (whose g, i and s letters are Icelandic there).
+        accents = frozenset(sample.decode("cp1252", errors="replace")) - frozenset(_ASCII)
+        encoding = "cp1254" if accents & _TURKISH_ONLY and accents <= _TURKISH else "cp1252"
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError):

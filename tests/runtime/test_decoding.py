@@ -157,3 +157,30 @@ def test_mostly_utf8_with_a_nul_is_binary_not_text_with_a_nul() -> None:
         decode(data)
 
     assert info.value.reason == "binary"
+
+
+@pytest.mark.parametrize(
+    ("data", "text", "encoding"),
+    [
+        # The detector names Romanian but answers cp775 (Baltic DOS): not Romanian's code page.
+        (b"plain ascii line\n" * 40 + b"a na\xefve idea\n", "plain ascii line\n" * 40 + "a naïve idea\n", "cp1252"),
+        # Turkish: Windows-1252 would read its dotless i, dotted I, s and g as Icelandic letters.
+        (b"G\xfcnayd\xfdn, nas\xfdls\xfdn\xfdz? \xddyi g\xfcnler.\n", "Günaydın, nasılsınız? İyi günler.\n", "cp1254"),  # noqa: RUF001
+    ],
+    ids=["english-named-romanian-in-cp775", "short-turkish"],
+)
+def test_a_detectors_latin_guess_is_taken_only_with_its_languages_code_page(
+    data: bytes, text: str, encoding: str
+) -> None:
+    decoded = decode(data)
+
+    assert (decoded.text, decoded.encoding) == (text, encoding)
+
+
+def test_a_utf8_bom_before_bytes_that_are_not_utf8_keeps_utf8_with_replacements() -> None:
+    data = codecs.BOM_UTF8 + b"caf\xe9 au lait\n"
+
+    assert decode(data).text == "caf\ufffd au lait\n"  # as a window of the same file reads it
+    with pytest.raises(DecodeError) as info:
+        decode(data, utf8_only=True)
+    assert info.value.reason == "undecodable"
