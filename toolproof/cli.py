@@ -33,7 +33,7 @@ _COMMANDS = {
 
 
 _QUIET_TO_THE_END = frozenset({"call", "serve"})
-"""Commands that keep ``launch``'s quiet exit on SIGINT: a one-shot call throughout, a server until it serves."""
+"""Commands that keep ``launch``'s quiet exit past dispatch: a call until its handler runs, a server until it serves."""
 
 
 class _LazyGroup(click.Group):

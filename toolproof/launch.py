@@ -6,7 +6,7 @@ inside an extension's initialisation (which turns it into a panic), or in a
 callback whose exceptions are ignored (the signal is lost, and the host goes
 on to serve). So until a command is ready to stop gracefully, SIGINT ends the
 process at once with status 130; the command gives it back to Python when it
-is (``ready``). A one-shot ``call`` never needs to.
+is (``ready``): before it runs a handler, writes a file or serves.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["main", "ready"]
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     del frame
-    os._exit(128 + signum)  # nothing is half done that exiting would leave behind: nothing has started
+    os._exit(128 + signum)  # only imports and set-up run before ``ready``: nothing is left half done
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from toolproof.launch import ready
 from toolproof.runtime.serve.options import host_options, project_option, project_or_exit, runtime_or_exit
 
 __all__ = ["call"]
@@ -62,6 +63,7 @@ def call(
         raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
     if verbose:
         click.echo(call_line(tool, arguments), err=True)
+    ready()  # the handler may hold what it must clean up: a Ctrl-C from now on unwinds it
     result = runtime.call(tool, arguments, session=session)
     if verbose:
         click.echo(result_line(result), err=True)
