@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
-__all__ = ["Budget", "Calls"]
+__all__ = ["Budget", "Calls", "disconnected"]
 
 _PATIENCE: Final = 0.002
 """Seconds the loop waits for a call, and a call for a thread already awake, before ``Calls`` does otherwise."""
@@ -71,7 +71,7 @@ class Budget:
         if self.try_acquire(units):
             return True
         waiting = asyncio.ensure_future(self.acquire(units, timeout))
-        gone = asyncio.ensure_future(_disconnect(receive))
+        gone = asyncio.ensure_future(disconnected(receive))
         try:
             await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -312,10 +312,10 @@ class Calls(Budget):
         return outcome
 
 
-async def _disconnect(receive: Callable[[], Awaitable[Any]]) -> None:
-    """Return when the client disconnects (every body message has been received before)."""
+async def disconnected(receive: Callable[[], Awaitable[Any]]) -> None:
+    """Return when the client disconnects (to be awaited once every body message has been received)."""
     while (await receive()).get("type") != "http.disconnect":
-        pass
+        await asyncio.sleep(0.01)  # a server that answers at once with more (none should) is not spun on
 
 
 def _time_out(granted: asyncio.Future[bool]) -> None:

@@ -178,24 +178,26 @@ class HttpApp:
             await _busy(send, "request bodies")
             return
         try:
-            answer = await self._answered(scope, receive, send, name)
+            answered = await self._answered(scope, receive, send, name)
         finally:
             if held:
                 self.bodies.release(held)
-        if answer is None:
+        if answered is None:
             return
-        share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
-        if share and not await self.responses.acquire(share, self.limits.queue_timeout):
-            await _busy(send, "responses")
-            return
+        answer, share = answered
         try:
             await _send_json(send, answer)
         finally:
             if share:
                 self.responses.release(share)
 
-    async def _answered(self, scope: Scope, receive: Receive, send: Send, name: str) -> _Answer | None:
-        """The call's answer, its body read and the call run; None when the request was answered already."""
+    async def _answered(self, scope: Scope, receive: Receive, send: Send, name: str) -> tuple[_Answer, int] | None:
+        """The call's answer and its share of the response bytes, taken; None when answered already, or not due.
+
+        The call's slot is held until that share is taken: answers waiting for
+        the bytes in flight are at most the calls that may run, not one a
+        connection.
+        """
         try:
             async with asyncio.timeout(self.limits.body_timeout):
                 body = await read_body(receive, self.max_body)
@@ -214,7 +216,17 @@ class HttpApp:
             await _busy(send, "tool calls")
             return None
         try:
-            return await self.calls.run(self._answer, name, body, session, kind=name)
+            answer = await self.calls.run(self._answer, name, body, session, kind=name)
+            del body
+            share = 0 if answer.body is not None else answer.size  # small ones never wait behind large ones
+            if share:
+                granted = await self.responses.acquire_for(share, self.limits.queue_timeout, receive)
+                if granted is None:  # the client has gone: no one to write to
+                    return None
+                if not granted:
+                    await _busy(send, "responses")
+                    return None
+            return answer, share
         finally:
             self.calls.release(1)
 

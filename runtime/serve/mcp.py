@@ -290,21 +290,32 @@ class McpServer:
         return answer
 
     def answer_batch(
-        self, messages: list[Any], *, notify: Notify | None = None, session: str | None = None
+        self,
+        messages: list[Any],
+        *,
+        notify: Notify | None = None,
+        session: str | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> dict[str, Any] | list[dict[str, Any]] | None:
         """The responses to a JSON-RPC batch (protocol 2025-03-26), in its order; None when none is due.
 
         Each message is answered as ``answer`` answers it alone, but for
-        ``initialize``, which must not be batched. An empty batch, or one of
-        more than ``MAX_BATCH`` messages, gets one error, not an array (JSON-RPC 2.0).
+        ``initialize``, which must not be batched, and a batch within it. An
+        empty batch, or one of more than ``MAX_BATCH`` messages, gets one
+        error, not an array (JSON-RPC 2.0). When ``stop`` comes true (the
+        client has gone) the messages left are not answered, and nothing is.
         """
         if not messages or len(messages) > MAX_BATCH:
             why = "an empty batch" if not messages else f"a batch of more than {MAX_BATCH} messages"
             return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
         answers = []
         for message in messages:
+            if stop is not None and stop():
+                return None
             answer: dict[str, Any] | None
-            if isinstance(message, Mapping) and message.get("method") == "initialize":
+            if isinstance(message, list):
+                answer = _error(None, INVALID_REQUEST, "Invalid Request: a batch holds messages, not batches")
+            elif isinstance(message, Mapping) and message.get("method") == "initialize":
                 request_id = message.get("id")
                 answer_id = request_id if is_request_id(request_id) else None
                 answer = _error(answer_id, INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch")

@@ -38,11 +38,13 @@ import base64
 import binascii
 import functools
 import logging
+import threading
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
 from toolproof.runtime.result import json_value
+from toolproof.runtime.serve.calls import disconnected
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
     Budget,
@@ -164,6 +166,11 @@ def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[s
     return {"jsonrpc": "2.0", "id": request_id if is_request_id(request_id) else None, "error": error}
 
 
+async def _note_gone(receive: Receive, gone: threading.Event) -> None:
+    await disconnected(receive)
+    gone.set()
+
+
 def _envelope_problem(params: Any) -> str | None:
     return envelope_problem(params) if isinstance(params, Mapping) else "Invalid params: an object"
 
@@ -247,6 +254,10 @@ class StreamableMcp:
         version = header(scope, "mcp-protocol-version")
         if version is not None:
             version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
+        if version is not None and version not in _SPOKEN:  # before the body's own checks: it is read by version
+            asked = message.get("id") if isinstance(message, Mapping) and "method" in message else None
+            await _plain(send, 400, _unsupported(asked, version))
+            return
         if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
             del message  # parsed again by the batch: held meanwhile only as bytes
             await self._batch(scope, receive, send, body, json_ok, sse_ok)
@@ -256,9 +267,6 @@ class StreamableMcp:
             await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body must be {why}"))
             return
         request_id = message.get("id")
-        if version is not None and version not in _SPOKEN:  # before the body's own checks: it is read by version
-            await _plain(send, 400, _unsupported(request_id if "method" in message else None, version))
-            return
         modern = version in MODERN_VERSIONS
         if "method" not in message or "id" not in message:  # a notification, or a response
             if modern and "method" not in message:
@@ -316,11 +324,16 @@ class StreamableMcp:
         else:
             if not await self._slot(receive, send, None):
                 return
+            gone = threading.Event()  # its calls stop being run when the client leaves
+            watch = asyncio.ensure_future(_note_gone(receive, gone))
             try:
-                run = functools.partial(self.server.answer_batch, json_value(body), session=session)
+                run = functools.partial(self.server.answer_batch, json_value(body), session=session, stop=gone.is_set)
                 answers = await self._calls.run(run)
             finally:
+                watch.cancel()
                 self._calls.release(1)
+            if gone.is_set():
+                return
         if answers is None:  # notifications and responses only
             await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
             await send({"type": "http.response.body", "body": b""})
@@ -439,7 +452,29 @@ def _settle(waiter: asyncio.Future[bool]) -> None:
 
 async def _raw(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
     await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *extra)})
-    await send({"type": "http.response.body", "body": body})
+    await _pieces(send, body, more=False)
+
+
+async def _pieces(send: Send, body: bytes, *, more: bool) -> None:
+    """Send ``body`` in pieces of ``SMALL_RESPONSE``, each once the client has taken the one before.
+
+    Handed over whole, a large answer would go to the transport's buffer at
+    once, and its share of the response budget come back while a client that
+    never reads still holds it all in memory.
+    """
+    if len(body) <= SMALL_RESPONSE:
+        await send({"type": "http.response.body", "body": body, "more_body": more})
+        return
+    view = memoryview(body)
+    for start in range(0, len(view), SMALL_RESPONSE):
+        last = start + SMALL_RESPONSE >= len(view)
+        await send(
+            {
+                "type": "http.response.body",
+                "body": bytes(view[start : start + SMALL_RESPONSE]),
+                "more_body": more or not last,
+            }
+        )
 
 
 async def _message_too_large(send: Send) -> None:
@@ -486,6 +521,10 @@ async def _start_sse(send: Send) -> None:
 
 
 async def _event(send: Send, data: bytes) -> None:
-    await send(
-        {"type": "http.response.body", "body": b"event: message\r\ndata: " + data + b"\r\n\r\n", "more_body": True}
-    )
+    if len(data) <= SMALL_RESPONSE:
+        body = b"event: message\r\ndata: " + data + b"\r\n\r\n"
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        return
+    await send({"type": "http.response.body", "body": b"event: message\r\ndata: ", "more_body": True})
+    await _pieces(send, data, more=True)
+    await send({"type": "http.response.body", "body": b"\r\n\r\n", "more_body": True})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import time
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -98,8 +99,15 @@ def _post(workspace: Path, body: Any, version: str | None) -> tuple[int, Any]:
     }
     sent: list[dict[str, Any]] = []
 
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": data, "more_body": False}
+    given = False
+
+    async def receive() -> dict[str, Any]:  # as a server does: the body, then nothing until the client leaves
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": data, "more_body": False}
+        await asyncio.Event().wait()
+        return {"type": "http.disconnect"}
 
     async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(dict(message))
@@ -130,3 +138,67 @@ def test_an_http_batch_under_a_later_revision_gets_400_invalid_request(workspace
     status, answer = _post(workspace, [_request(1, "ping")], version)
 
     assert status == 400 and answer["error"]["code"] == -32600
+
+
+def test_a_batch_under_a_version_we_do_not_speak_gets_the_versions_we_do(workspace: Path) -> None:
+    status, answer = _post(workspace, [_request(1, "ping")], "2099-01-01")
+
+    assert status == 400 and answer["error"]["code"] == -32022
+    assert "2025-03-26" in answer["error"]["data"]["supported"]
+
+
+def test_a_batch_within_a_batch_is_refused_as_such(workspace: Path) -> None:
+    status, answers = _post(workspace, [[_request(1, "ping")], _request(2, "ping")], "2025-03-26")
+
+    assert status == 200
+    assert answers[0]["error"]["message"] == "Invalid Request: a batch holds messages, not batches"
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+class _Slow(McpServer):
+    """tools/call sleeps 0.3 s and notes its id in ``ran``."""
+
+    def __init__(self, workspace: Path) -> None:
+        super().__init__(builtin_runtime(workspace=[workspace]), handshake=False)
+        self.ran: list[Any] = []
+
+    def answer(self, message: Any, **options: Any) -> dict[str, Any] | None:
+        if isinstance(message, dict) and message.get("method") == "tools/call":
+            time.sleep(0.3)
+            self.ran.append(message["id"])
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {"content": []}}
+        return super().answer(message, **options)
+
+
+def test_a_batch_whose_client_leaves_stops_running_its_calls(workspace: Path) -> None:
+    server = _Slow(workspace)
+    app = StreamableMcp(server, HttpLimits())
+    data = json.dumps([_request(i, "tools/call", {"name": "x"}) for i in range(1, 9)]).encode()
+    headers = [(b"content-type", b"application/json"), (b"accept", b"application/json")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    sent: list[MutableMapping[str, Any]] = []
+
+    async def scenario() -> None:
+        left = asyncio.Event()
+        given = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            await left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+
+        task = asyncio.ensure_future(app(scope, receive, send))
+        await asyncio.sleep(0.45)  # one call ended, the second under way
+        left.set()
+        await asyncio.wait_for(task, 10)
+
+    asyncio.run(scenario())
+
+    assert len(server.ran) <= 3  # not the 8 it asked for
+    assert sent == []  # no one to answer

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from toolproof.runtime.serve.http import HttpApp, HttpLimits
+from toolproof.runtime.serve.http import SMALL_RESPONSE, HttpApp, HttpLimits
 from toolproof.runtime.serve.mcp import McpServer, serve_stdio
 from toolproof.runtime.serve.streamable import StreamableMcp
 from toolproof.runtime.toolbox import builtin_runtime
@@ -207,3 +207,58 @@ def test_stdio_calls_waiting_for_a_thread_hold_their_lines_not_their_parsed_json
     answered = [json.loads(line)["id"] for line in stdout.getvalue().splitlines()]
     assert sorted(answered) == [1, 2, 3, 4, 5, 6]
     assert grown[0] < 6 << 20, f"{grown[0]} bytes held by calls of ~0.5 MB each waiting for a thread"
+
+
+class _Large(McpServer):
+    """tools/call answers with 1 MB of text."""
+
+    def __init__(self) -> None:
+        super().__init__(builtin_runtime(gate_secret=b"waiting-calls"), handshake=False)
+
+    def answer(self, message: Any, **options: Any) -> dict[str, Any] | None:
+        if isinstance(message, dict) and message.get("method") == "tools/call":
+            content = [{"type": "text", "text": "x" * 1_000_000}]
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {"content": content}}
+        return super().answer(message, **options)
+
+
+def test_a_large_mcp_answer_is_written_in_pieces_the_client_takes_one_by_one() -> None:
+    """Handed to the server whole, it would sit in the transport's buffer, its share of the budget given back."""
+    app = StreamableMcp(_Large(), HttpLimits())
+    body = _call(1, "big")
+    sent: list[dict[str, Any]] = []
+
+    async def keep(message: Any) -> None:
+        sent.append(message)
+
+    asyncio.run(app(_scope("/mcp", body), _client(body), keep))
+
+    pieces = [m["body"] for m in sent if m["type"] == "http.response.body"]
+    assert len(pieces) > 10 and max(map(len, pieces)) <= SMALL_RESPONSE
+    assert json.loads(b"".join(pieces))["result"]["content"][0]["text"] == "x" * 1_000_000
+
+
+def test_a_rest_answer_waiting_for_the_bytes_in_flight_keeps_its_call_slot(tmp_path: Path) -> None:
+    """So answers waiting to be written are at most the calls that may run, not one a connection."""
+    (tmp_path / "big.txt").write_text("abcdefg\n" * 20_000, encoding="utf-8")  # a 160 KB file: a large answer
+    limits = HttpLimits(max_calls=1, queue_timeout=1, max_in_flight_bytes=1 << 20)
+    app = HttpApp(builtin_runtime(workspace=[tmp_path]), limits=limits)
+    assert app.responses.try_acquire(app.responses.total)  # slow readers hold every byte in flight
+    free_while_waiting: list[int] = []
+    sent: list[dict[str, Any]] = []
+
+    async def keep(message: Any) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        large = b'{"path": "big.txt", "max_lines": 20000}'
+        waiting = asyncio.ensure_future(app(_scope("/tools/file-read", large), _client(large), keep))
+        await asyncio.sleep(0.5)  # its answer made, it waits for bytes in flight
+        free_while_waiting.append(app.calls.free)
+        await asyncio.wait_for(waiting, 10)
+
+    asyncio.run(scenario())
+
+    assert free_while_waiting == [0]  # it kept the only slot
+    assert next(m["status"] for m in sent if m["type"] == "http.response.start") == 503
+    assert app.calls.free == 1  # and gave it back
