@@ -9,7 +9,8 @@ from typing import Final
 
 from toolproof.generated import file_read as contract
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError
+from toolproof.runtime.dispatch import MAX_RESULT_BYTES
+from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError
 from toolproof.runtime.files.access import MAX_PATH_CHARS, Directory, FileAccessError, NotRegularKind, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines
@@ -146,6 +147,37 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
         raise contract.read_failed(reason=exc.detail) from None
 
 
+def _numbered(window: LineWindow) -> str:
+    """The window's lines as ``N | text``, refused before they are built when they could not be returned.
+
+    Millions of lines of a 10 MiB file are within ``max_lines``, and numbered
+    they may come to over a hundred MB; the runtime would refuse such a result
+    only after it was built, at several times its size. Its text and its output
+    each hold the content (the output's JSON with every line end escaped), so
+    twice the content's exact size, plus a byte a line, is less than what the
+    runtime counts: a content refused here could never be returned. A handler
+    cannot see the cap of the runtime serving it (its context does not carry
+    it), so this is the default cap, ``MAX_RESULT_BYTES``; under a lower cap
+    the runtime still refuses, after numbering at most this much.
+
+    Raises:
+        ToolError: ``response_too_large``, with how many lines would fit.
+    """
+    separator = " | "
+    size = window.numbered_size(separator, align=True)
+    least = 2 * size + max(window.count - 1, 0)
+    if least > MAX_RESULT_BYTES:
+        fit = max(1, window.count * MAX_RESULT_BYTES // least * 9 // 10)  # lines vary: leave a tenth to spare
+        params = {"size": least, "limit": MAX_RESULT_BYTES}
+        message = STANDARD_ERRORS[RESPONSE_TOO_LARGE].message.format(**params)
+        hint = (
+            f"Ask for fewer lines: about {fit} of the {window.count} lines asked for fit in one call. "
+            f"Set max_lines (or end_line) to at most that, then read on with start_line."
+        )
+        raise ToolError(RESPONSE_TOO_LARGE, message, params, hint)
+    return window.numbered(separator, align=True)  # f"{number:>{width}} | {line}", in one pass
+
+
 def handle(args: contract.FileReadInput, ctx: ToolContext) -> contract.FileReadOutput:
     """Read ``path`` from the workspace, filtered to a line range and capped at ``max_lines``."""
     _validate(args)
@@ -163,7 +195,7 @@ def handle(args: contract.FileReadInput, ctx: ToolContext) -> contract.FileReadO
     if not count:
         end = start
     if args.get("include_line_numbers", True):
-        content = window.numbered(" | ", align=True)  # f"{number:>{width}} | {line}", in one pass
+        content = _numbered(window)
     else:
         content = window.text
     path = args["path"]

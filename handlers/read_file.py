@@ -77,19 +77,28 @@ def _beneath(directory: Directory, parts: list[str]) -> str:
     return "/".join([directory.real.rstrip("/"), *parts]) or "/"
 
 
-def _cwd_escapes(ctx: ToolContext, directory: Directory, cwd_parts: list[str]) -> bool:
-    """Whether cwd on its own leads out of ``directory``: then cwd, not the path, is to blame for a refusal.
+def _cwd_fault(ctx: ToolContext, directory: Directory, path: str, cwd: str, cwd_parts: list[str]) -> ToolError | None:
+    """The error that blames cwd, when cwd on its own is no folder inside ``directory``; None when it is one.
 
     Only asked after a refusal, to name its cause: the read itself walked the
-    whole path from the root, and nothing is opened here but to look.
+    whole path from the root, and nothing is opened here but to look. A cwd
+    that leads out is ``cwd_not_allowed``; one that is missing, not a folder,
+    or not a valid path is ``read_failed`` saying so of cwd, not of the path.
     """
     if not cwd_parts:
-        return False
+        return None
     try:
         with directory.open_dir(_beneath(directory, cwd_parts), symlinks=symlink_policy(ctx), absolute=True):
-            return False
+            return None
     except FileAccessError as exc:
-        return exc.reason in ("outside_root", "symlink")
+        if exc.reason in ("outside_root", "symlink"):
+            return contract.cwd_not_allowed(cwd=cwd)
+        reasons = {
+            "not_found": f"cwd '{cwd}' does not exist",
+            "not_directory": f"cwd '{cwd}' is not a folder",
+            "invalid_path": f"cwd is not a valid path: {exc.detail}",
+        }
+        return contract.read_failed(path=path, reason=reasons.get(exc.reason, f"cwd '{cwd}': {exc.detail}"))
 
 
 class _PathError(Protocol):
@@ -141,9 +150,10 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
                     absolute=True,
                     progress=ctx.progress,
                 )
-            except FileAccessError as exc:
-                if exc.reason in ("outside_root", "symlink") and _cwd_escapes(ctx, directory, cwd_parts):
-                    raise contract.cwd_not_allowed(cwd=cwd or "") from None
+            except FileAccessError:
+                fault = _cwd_fault(ctx, directory, path, cwd or "", cwd_parts)
+                if fault is not None:
+                    raise fault from None
                 raise
     except FileAccessError as exc:
         raise _refused(exc, path) from None

@@ -50,6 +50,7 @@ from typing import Final, Literal
 from toolproof.runtime.errors import ToolproofError
 
 __all__ = [
+    "MAX_BELOW_CHARS",
     "MAX_OPEN_DIRS",
     "MAX_PATH_CHARS",
     "MAX_WALK_OPENS",
@@ -83,7 +84,13 @@ NotRegularKind = Literal["directory", "fifo", "socket", "device", "symlink", "ot
 """What a path that is not a regular file names instead."""
 
 MAX_PATH_CHARS: Final = 4096
-"""The longest path, in characters, a walk accepts (``invalid_path`` past it)."""
+"""The longest path, in characters, a caller may write (``invalid_path`` past it)."""
+MAX_BELOW_CHARS: Final = 2 * MAX_PATH_CHARS + 1
+"""The longest part below the directory, in characters, of an absolute path a walk accepts (``absolute=True``).
+
+A handler spells such a path from the root's real path, whose length is the
+host's and never counts, and what the caller wrote: a cwd and a path, each
+within ``MAX_PATH_CHARS``, joined."""
 MAX_SYMLINK_HOPS: Final = 40
 MAX_OPEN_DIRS: Final = 16
 """Directory descriptors one walk holds at most, however deep the path."""
@@ -155,37 +162,41 @@ def _kind(mode: int) -> NotRegularKind:
     return "other"
 
 
-def split_user_path(user_path: str, *, literal_tilde: bool = False) -> tuple[bool, list[str]]:
+def split_user_path(
+    user_path: str, *, literal_tilde: bool = False, max_chars: int | None = MAX_PATH_CHARS
+) -> tuple[bool, list[str]]:
     """Split a path as a model writes it into ``(is_absolute, components)``.
 
     Both slash styles separate components. Empty and ``.`` components vanish;
-    ``..`` is kept for the walk to handle.
+    ``..`` is kept for the walk to handle. A path that starts with two slashes
+    or more is absolute, as Linux reads it (``//tmp/x`` is ``/tmp/x``): POSIX
+    leaves the meaning of exactly two to the system, and this one gives them none.
 
     Args:
         user_path: the path as the model wrote it.
         literal_tilde: a leading ``~`` is an ordinary character (``~x`` names a
             file ``~x``), never a home folder; by default such a path is refused.
+        max_chars: the longest path accepted; None when the caller bounds it
+            (a walk of an absolute path it spelled from a root, ``MAX_BELOW_CHARS``).
 
     Raises:
         FileAccessError: ``invalid_path`` for NUL bytes, empty or overlong paths;
-            ``outside_root`` for ``~`` (unless ``literal_tilde``), URLs, drive letters and UNC paths.
+            ``outside_root`` for ``~`` (unless ``literal_tilde``), URLs and drive letters.
     """
     if "\x00" in user_path:
         raise FileAccessError("invalid_path", user_path, "the path contains a NUL byte")
     if not user_path.strip():
         raise FileAccessError("invalid_path", user_path, "the path is blank" if user_path else "the path is empty")
-    if len(user_path) > MAX_PATH_CHARS:
-        raise FileAccessError("invalid_path", user_path, f"the path is longer than {MAX_PATH_CHARS} characters")
+    if max_chars is not None and len(user_path) > max_chars:
+        raise FileAccessError("invalid_path", user_path, f"the path is longer than {max_chars} characters")
     if user_path.startswith("~") and not literal_tilde:
         raise FileAccessError("outside_root", user_path, "'~' is not expanded; give a path inside the allowed folder")
     has_colon = ":" in user_path  # both patterns need one: most paths skip them
     if has_colon and _SCHEME.match(user_path):
         raise FileAccessError("outside_root", user_path, "URLs are not file paths")
     path = user_path.replace("\\", "/")
-    if (has_colon and _DRIVE.match(path)) or path.startswith("//"):
-        raise FileAccessError(
-            "outside_root", user_path, "drive letters and network paths are outside the allowed folder"
-        )
+    if has_colon and _DRIVE.match(path):
+        raise FileAccessError("outside_root", user_path, "drive letters are outside the allowed folder")
     absolute = path.startswith("/")
     return absolute, [part for part in path.split("/") if part and part != "."]
 
@@ -389,7 +400,8 @@ class Directory:
             user_path: the path as the model wrote it, relative to this directory.
             symlinks: refuse every symbolic link, or follow those that stay beneath.
             hardlinks: read files with several names, or refuse them (``hardlink``).
-            absolute: accept an absolute path that lies beneath this directory.
+            absolute: accept an absolute path that lies beneath this directory (its part below it
+                within ``MAX_BELOW_CHARS``).
 
         Raises:
             FileAccessError: whatever stops the path from naming a readable regular file here.
@@ -408,7 +420,8 @@ class Directory:
         Args:
             user_path: the path as the model wrote it, relative to this directory.
             symlinks: refuse every symbolic link, or follow those that stay beneath.
-            absolute: accept an absolute path that lies beneath this directory.
+            absolute: accept an absolute path that lies beneath this directory (its part below it
+                within ``MAX_BELOW_CHARS``).
 
         Raises:
             FileAccessError: whatever stops the path from naming a folder here.
@@ -420,12 +433,18 @@ class Directory:
         self, user_path: str, *, want_dir: bool, symlinks: SymlinkPolicy, absolute: bool
     ) -> tuple[int, list[str], os.stat_result | None]:
         """(descriptor, names walked, stat): the stat of a file, None for a directory (``O_DIRECTORY`` said so)."""
-        is_abs, parts = split_user_path(user_path)
+        is_abs, parts = split_user_path(user_path, max_chars=None if absolute else MAX_PATH_CHARS)
         if is_abs:
             below = _relative_to_root(parts, self._root_parts) if absolute else None
             if below is None:
                 raise FileAccessError("outside_root", user_path, "the path is outside the allowed folder")
+            if sum(map(len, below)) + len(below) - 1 > MAX_BELOW_CHARS:  # the root's own length never counts
+                detail = f"the path below the allowed folder is longer than {MAX_BELOW_CHARS} characters"
+                raise FileAccessError("invalid_path", user_path, detail)
             parts = below
+        elif len(user_path) > MAX_PATH_CHARS:  # a relative path where an absolute one was allowed
+            detail = f"the path is longer than {MAX_PATH_CHARS} characters"
+            raise FileAccessError("invalid_path", user_path, detail)
         trail = _Trail(self.fd, user_path)
         pending = deque(parts)
         hops = 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 
@@ -21,7 +20,7 @@ from toolproof.runtime.files.decoding import (
     utf16_without_bom,
 )
 from toolproof.runtime.files.lines import Window, read_window
-from toolproof.runtime.files.numbering import numbered
+from toolproof.runtime.files.numbering import numbered, numbered_size
 from toolproof.runtime.files.progress import Progress
 from toolproof.runtime.files.workspace import symlink_policy
 
@@ -151,9 +150,18 @@ class LineWindow:
         data = self.utf8 if self.utf8 is not None else self.text.encode("utf-8")
         return numbered(data, self.count, self.start, separator, align=align)
 
+    def numbered_size(self, separator: str, *, align: bool = False) -> int:
+        """The length in UTF-8 bytes of ``numbered(separator, align=align)``, found without building it."""
+        if self.utf8 is not None:
+            size = len(self.utf8)
+        elif self.text.isascii():
+            size = len(self.text)
+        else:
+            size = len(self.text.encode("utf-8"))
+        return numbered_size(size, self.count, self.start, separator, align=align)
+
 
 _HEAD = 64 * 1024
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _trim_partial_utf8(data: bytes) -> bytes:
@@ -168,11 +176,14 @@ def _trim_partial_utf8(data: bytes) -> bytes:
     return data
 
 
-def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
+def _head_encoding(head: bytes, utf8_only: bool, *, cut: bool) -> tuple[str | None, bool]:
     """(codec for the line scanner, BOM) from the first bytes.
 
     The codec is ``utf-8`` (scanned in place) or None: decode the whole file
-    (UTF-16/32, or a legacy encoding found by detection).
+    (UTF-16/32, or a legacy encoding found by detection). Only when ``cut``
+    (more of the file follows the head) may a character at its end be
+    incomplete: a file that ends in a lead byte (``caf\\xe9``) is not UTF-8.
+    Bytes that are not UTF-8 are binary first when they look it, as ``decode`` finds.
     """
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8", True
@@ -190,13 +201,14 @@ def _head_encoding(head: bytes, utf8_only: bool) -> tuple[str | None, bool]:
             return None, False
         raise DecodeError("binary", "the file is binary, not text")
     try:
-        _trim_partial_utf8(head).decode("utf-8")
+        (_trim_partial_utf8(head) if cut else head).decode("utf-8")
         return "utf-8", False
     except UnicodeDecodeError as exc:
-        if utf8_only:
-            raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {exc.start})") from None
+        failure = exc.start
     if looks_binary(sample):
         raise DecodeError("binary", "the file is binary, not text")
+    if utf8_only:
+        raise DecodeError("not_utf8", f"the file is not valid UTF-8 (invalid byte at offset {failure})")
     return None, False
 
 
@@ -228,10 +240,45 @@ def _decode_window(data: bytes, count: int, cut: list[int], utf8_only: bool) -> 
 
 def window_from_text(text: str, start: int, limit: int) -> tuple[list[str], int]:
     """Lines ``start`` .. ``start + limit - 1`` of decoded text (any line ends), and how many lines it has."""
-    lines = _LINE_BREAK.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines[start - 1 : start - 1 + limit], len(lines)
+    window, count, total = _text_window(text, start, limit)
+    return window.split("\n") if count else [], total
+
+
+def _text_window(text: str, start: int, limit: int) -> tuple[str, int, int]:
+    """(lines ``start`` .. ``start + limit - 1`` joined by ``\\n``, how many, how many lines ``text`` has).
+
+    ``\\r\\n``, ``\\r`` and ``\\n`` each end a line, and a final terminator adds none
+    (as ``lines.py`` counts them in bytes). The text is never split into a list
+    of all its lines, which costs some 60 bytes a line: a 10 MiB file of short
+    lines would take hundreds of MB to read ten of them. Line ends are counted
+    in C, a block at a time.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    total = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    if start > total:
+        return "", 0, total
+    count = min(limit, total - start + 1)
+    begin = _after_breaks(text, 0, start - 1)
+    if start + count - 1 == total:  # the window runs to the end, less its terminator
+        end = len(text) - 1 if text.endswith("\n") else len(text)
+    else:
+        end = _after_breaks(text, begin, count) - 1
+    return text[begin:end], count, total
+
+
+def _after_breaks(text: str, pos: int, n: int) -> int:
+    """The offset just past the ``n``-th ``\\n`` at or after ``pos`` (``pos`` itself for none; known to exist)."""
+    step = 4096
+    while n:
+        found = text.count("\n", pos, pos + step)
+        if found >= n:
+            break
+        n -= found
+        pos += step
+    for _ in range(n):
+        pos = text.index("\n", pos) + 1
+    return pos
 
 
 def read_lines(
@@ -273,16 +320,17 @@ def read_lines(
         if st.st_size > max_bytes:
             detail = f"the file is {st.st_size} bytes; the limit is {max_bytes}"
             raise FileAccessError("too_large", user_path, detail, size=st.st_size)
-        head = os.pread(opened.fd, _HEAD, 0)
-        codec, bom = _head_encoding(head, utf8_only)
+        head = os.pread(opened.fd, _HEAD + 1, 0)  # one byte more says whether the head is the whole file
+        codec, bom = _head_encoding(head[:_HEAD], utf8_only, cut=len(head) > _HEAD)
+        head = head[:_HEAD]
         utf8: bytes | None = None
         if codec is None:  # UTF-16/32 or a legacy encoding: decode the whole file
             decoded = decode(opened.read_all(max_bytes), utf8_only=utf8_only)
             audit.bytes = st.st_size
             if "\x00" in decoded.text:  # past the sample ``decode`` tests, or U+0000 in UTF-16
                 raise DecodeError("binary", "the file is binary (it contains NUL bytes)")
-            lines, total = window_from_text(decoded.text, start, limit)
-            text, count, longest = "\n".join(lines), len(lines), max(map(len, lines), default=0)
+            text, count, total = _text_window(decoded.text, start, limit)
+            longest = len(text)  # a bound: measuring each line would split the window
             more, cut = start + count - 1 < total, frozenset[int]()
             codec, bom, newline = decoded.encoding, decoded.bom, decoded.newline
         else:
