@@ -1,15 +1,13 @@
-"""An MCP server's answers read against a contract: its ``tools/list`` entry and its ``CallToolResult``.
+"""An MCP server's ``CallToolResult`` read against a contract's example.
 
-Listing: the ``inputSchema`` and ``outputSchema`` a server lists for a tool
-must be the ones the contract's generated MCP export (``exports/mcp/all.json``)
-carries, keyword for keyword. Numbers compare by value (``1`` is ``1.0``, never
-``true``) and ``required`` as a set; a dynamic enum's ``enum`` and
-``description`` are the server's own (its values are discovered at start-up).
-
-Success: MCP (2025-11-25, "Output Schema") requires a tool that declares an
+Success: MCP (2025-06-18 on, "Output Schema") requires a tool that declares an
 output schema to return ``structuredContent`` that conforms to it, and every
 contract declares one, so a successful result must carry an object the
 output schema accepts (``format`` as an annotation, as the runtime checks).
+Under an older revision (see ``revisions``) a result carries only its content:
+where the contract renders the whole output (``render.result: "{$}"``) the text
+is read as the output; elsewhere the text must be the contract's rendering of
+the example's output, which is then all that is checked (``expectation``).
 
 Error: a server built with toolproof names its catalogued code in
 ``_meta["dev.toolproof/error"]``; its text must still be the contract's
@@ -27,138 +25,46 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, Final
 
+from toolproof.runtime.conformance.listing import show
 from toolproof.runtime.conformance.replay import ExampleFailure
+from toolproof.runtime.conformance.revisions import LATEST, structured
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.serve.mcp import ERROR_META_KEY
-from toolproof.runtime.spec import ToolSpec, generated_json
+from toolproof.runtime.spec import ToolSpec
 from toolproof.runtime.validation import SchemaValidator
 
-__all__ = ["MCP_EXPORT", "read_result", "schema_difference"]
+__all__ = ["expectation", "read_result"]
 
-MCP_EXPORT: Final = "exports/mcp/all.json"
-"""The generated package's MCP export: the ``tools/list`` entries of its contracts."""
-
-_PLAIN_KEY = re.compile("[A-Za-z_][A-Za-z0-9_]*")
 _JSON_MESSAGE = re.compile(r"(?<!\{)\{message\|json\}")
-_SHOWN = 200
+_WHOLE_OUTPUT: Final = ("{$}", "{$|json}")
+_OUTPUT_KEYS: Final = ("output", "output_has", "output_includes")
 
 
-def _show(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
-
-
-def _at(path: str, key: object) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if _PLAIN_KEY.fullmatch(str(key)) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
-
-def _same(got: object, want: object) -> bool:
-    """Equal as JSON values: numbers by value, booleans only to booleans."""
-    if isinstance(got, bool) or isinstance(want, bool):
-        return type(got) is type(want) and got == want
-    if isinstance(got, int | float) and isinstance(want, int | float):
-        return got == want
-    return type(got) is type(want) and got == want
-
-
-def _difference(got: Any, want: Any, path: str) -> str | None:
-    """Where ``got`` first differs from ``want``, as ``path: the server has X, the contract has Y``; None if nowhere."""
-    if isinstance(got, Mapping) and isinstance(want, Mapping):
-        for key, value in want.items():
-            if key not in got:
-                return f"{_at(path, key)}: the server has nothing, the contract has {_show(value)}"
-            found = _difference(got[key], value, _at(path, key))
-            if found is not None:
-                return found
-        extra = next((key for key in got if key not in want), None)
-        if extra is None:
-            return None
-        return f"{_at(path, extra)}: the server has {_show(got[extra])}, the contract has nothing"
-    mismatch = f"{path}: the server has {_show(got)}, the contract has {_show(want)}"
-    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
-        if path.endswith(".required") and all(isinstance(name, str) for name in (*got, *want)):
-            return None if set(got) == set(want) else mismatch
-        for index, (item, wanted) in enumerate(zip(got, want, strict=True)):
-            found = _difference(item, wanted, _at(path, index))
-            if found is not None:
-                return found
-        return None
-    return None if _same(got, want) else mismatch
-
-
-@cache
-def _exported(package: str) -> Mapping[str, Mapping[str, Any]]:
-    """The package's MCP export by tool name.
-
-    Raises:
-        RegistryError: the export cannot be read.
-        ValueError: it is not the MCP export gen writes.
-    """
-    data = generated_json(package, MCP_EXPORT)
-    try:
-        return {tool["name"]: tool for tool in data["tools"]}
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{package}: {MCP_EXPORT} is not the MCP export gen writes; run `toolproof gen`") from exc
-
-
-def _without_dynamic_enums(spec: ToolSpec, schema: Any) -> Any:
-    """``schema`` without the ``enum`` and ``description`` of its dynamic-enum properties (a host fills them)."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not spec.dynamic_enums or not isinstance(props, Mapping):
-        return schema
-    masked = {
-        name: {k: v for k, v in sub.items() if k not in ("enum", "description")}
-        if name in spec.dynamic_enums and isinstance(sub, Mapping)
-        else sub
-        for name, sub in props.items()
-    }
-    return {**schema, "properties": masked}
-
-
-def schema_difference(spec: ToolSpec, listed: Mapping[str, Any]) -> str | None:
-    """How the ``tools/list`` entry ``listed`` differs from the contract's MCP export; None when it does not.
-
-    Raises:
-        RegistryError, ValueError: the contract's MCP export cannot be read.
-    """
-    exported = _exported(spec.package).get(spec.name)
-    if exported is None:
-        return f"{spec.package}: {MCP_EXPORT} does not list '{spec.name}'; run `toolproof gen`"
-    problems: list[str] = []
-    for key in ("inputSchema", "outputSchema"):
-        want = exported.get(key)
-        if want is None:
-            continue
-        got = listed.get(key)
-        if got is None:
-            problems.append(f"tools/list gives '{spec.name}' no {key}; the contract's is {_show(want)}")
-            continue
-        if key == "inputSchema":
-            got, want = _without_dynamic_enums(spec, got), _without_dynamic_enums(spec, want)
-        found = _difference(got, want, "$")
-        if found is not None:
-            problems.append(f"tools/list gives '{spec.name}' an {key} other than the contract's: {found}")
-    return "; ".join(problems) or None
-
-
-def read_result(spec: ToolSpec, raw: Any, example: Mapping[str, Any]) -> ToolResult:
+def read_result(spec: ToolSpec, raw: Any, example: Mapping[str, Any], revision: str = LATEST) -> ToolResult:
     """A server's ``CallToolResult`` for ``example`` as a ``ToolResult`` (see the module's docstring).
 
+    Args:
+        spec: the contract.
+        raw: the ``result`` of the ``tools/call`` answer.
+        example: the contract's example the call replays.
+        revision: the MCP revision the server negotiated.
+
     Raises:
-        ExampleFailure: it is no ``CallToolResult``, a success breaks the output schema, or an error's
-            text is not the contract's rendering of a catalogued error (of the expected one, if any).
+        ExampleFailure: it is no ``CallToolResult``, a success breaks the output schema (or, from
+            2025-06-18, carries no ``structuredContent``), or an error's text is not the contract's
+            rendering of a catalogued error (of the expected one, if any).
     """
     name = example["name"]
     if not isinstance(raw, Mapping) or not isinstance(raw.get("content"), list):
-        raise ExampleFailure(f"example {name!r}: tools/call returned {_show(raw)}, not a CallToolResult")
+        raise ExampleFailure(f"example {name!r}: tools/call returned {show(raw)}, not a CallToolResult")
     text = "".join(part.get("text", "") for part in raw["content"] if isinstance(part, Mapping))
     if not raw.get("isError"):
-        return ToolResult(spec.name, _structured(spec, raw, name), None, text)
+        if raw.get("structuredContent") is not None or structured(revision):
+            return ToolResult(spec.name, _structured(spec, raw, name), None, text)
+        output = _whole_output(spec, text, name, revision) if spec.render_result.source in _WHOLE_OUTPUT else None
+        return ToolResult(spec.name, output, None, text)
     meta = raw.get("_meta")
     error = meta.get(ERROR_META_KEY) if isinstance(meta, Mapping) else None
     if isinstance(error, Mapping) and isinstance(error.get("code"), str):
@@ -166,7 +72,7 @@ def read_result(spec: ToolSpec, raw: Any, example: Mapping[str, Any]) -> ToolRes
         message = message if isinstance(message, str) else text
         if not _renders(spec, code, message, text):
             raise ExampleFailure(
-                f"example {name!r}: the text {_show(text)} is not the contract's rendering of the error"
+                f"example {name!r}: the text {show(text)} is not the contract's rendering of the error"
                 f" {code!r} the server names in _meta (render.error {spec.render_error.source!r})"
             )
         output = error.get("output")  # render.error_output, when the contract has one
@@ -177,18 +83,62 @@ def read_result(spec: ToolSpec, raw: Any, example: Mapping[str, Any]) -> ToolRes
 
 
 def _structured(spec: ToolSpec, raw: Mapping[str, Any], name: str) -> Any:
-    structured = raw.get("structuredContent")
-    if not isinstance(structured, Mapping):
+    content = raw.get("structuredContent")
+    if not isinstance(content, Mapping):
         raise ExampleFailure(
             f"example {name!r}: a successful result without structuredContent"
-            f" (MCP requires it of a tool with an outputSchema), got {_show(structured)}"
+            f" (MCP requires it of a tool with an outputSchema), got {show(content)}"
         )
     validator = SchemaValidator(spec.output_schema)
-    if not validator.is_valid(structured):
+    if not validator.is_valid(content):
         raise ExampleFailure(
-            f"example {name!r}: structuredContent breaks the output schema: {validator.explain(structured)}"
+            f"example {name!r}: structuredContent breaks the output schema: {validator.explain(content)}"
         )
-    return structured
+    return content
+
+
+def _whole_output(spec: ToolSpec, text: str, name: str, revision: str) -> Any:
+    """The output a text shows when the contract renders the whole output as JSON."""
+    try:
+        output = json.loads(text)
+    except ValueError:
+        raise ExampleFailure(
+            f"example {name!r}: under MCP {revision} a success carries no structuredContent, and its text"
+            f" {show(text)} is not the JSON of the output (render.result {spec.render_result.source!r})"
+        ) from None
+    validator = SchemaValidator(spec.output_schema)
+    if not validator.is_valid(output):
+        problem = validator.explain(output)
+        raise ExampleFailure(f"example {name!r}: the output in the text breaks the output schema: {problem}")
+    return output
+
+
+def expectation(spec: ToolSpec, expect: Mapping[str, Any], raw: Any, revision: str = LATEST) -> Mapping[str, Any]:
+    """What of an example's ``expect`` block the server's ``CallToolResult`` ``raw`` can show.
+
+    All of it, except for a success with no ``structuredContent`` under a revision
+    before 2025-06-18 whose text is not the whole output as JSON: its output is
+    unseen, so the text must be the contract's ``render.result`` of the expected
+    output (unless the example names the text itself), and nothing more of the
+    output is checked.
+    """
+    unseen = (
+        not structured(revision)
+        and isinstance(raw, Mapping)
+        and not raw.get("isError")
+        and raw.get("structuredContent") is None
+        and spec.render_result.source not in _WHOLE_OUTPUT
+    )
+    if not unseen or "error" in expect:
+        return expect
+    kept = {key: value for key, value in expect.items() if key not in _OUTPUT_KEYS}
+    output = expect.get("output")
+    if isinstance(output, Mapping) and "text" not in kept:
+        try:
+            kept["text"] = spec.render_result.render(output, output)
+        except KeyError:  # a placeholder the output lacks: the contract's own examples would fail first
+            pass
+    return kept
 
 
 def _renders(spec: ToolSpec, code: str, message: str, text: str) -> bool:
@@ -262,6 +212,6 @@ def _read_error(spec: ToolSpec, text: str, example: Mapping[str, Any]) -> tuple[
     template = f", message {entry.message.source!r}" if entry is not None else ""
     raise ExampleFailure(
         f"example {example['name']!r}: expected error {expected!r}; the server names no code in"
-        f" _meta[{ERROR_META_KEY!r}], and its text {_show(text)} {rendering}"
+        f" _meta[{ERROR_META_KEY!r}], and its text {show(text)} {rendering}"
         f" (render.error {spec.render_error.source!r}{template})"
     )

@@ -8,11 +8,17 @@ and the result checked against the example. The server is started with
 the way a client would, by reading its SKILL.md first.
 
 Before any example, the server's ``tools/list`` must name each tool with the
-input and output schemas of the contract's MCP export. Each answer is read by
-``answers.read_result``: a success must carry ``structuredContent`` the output
-schema accepts; an error's code is read from ``_meta["dev.toolproof/error"]``
-when the server sends it, else from its text, which must be the contract's
-``render.error`` of a catalogued error. Every message must be JSON-RPC 2.0.
+input and output schemas of the contract's MCP export (``listing``). Each
+answer is read by ``answers.read_result``: a success must carry
+``structuredContent`` the output schema accepts; an error's code is read from
+``_meta["dev.toolproof/error"]`` when the server sends it, else from its text,
+which must be the contract's ``render.error`` of a catalogued error. Every
+message must be JSON-RPC 2.0, one a line; blank lines between them are skipped.
+
+The server is held to the MCP revision it answers ``initialize`` with
+(``revisions``): before 2025-06-18 it lists no ``outputSchema`` and returns no
+``structuredContent``; up to 2025-06-18 it may refuse invalid arguments with a
+JSON-RPC ``-32602`` error, whose message must fit ``invalid_arguments``.
 """
 
 from __future__ import annotations
@@ -36,8 +42,9 @@ from pathlib import Path
 from typing import IO, Any, Final
 from xml.etree import ElementTree
 
-from toolproof.runtime.conformance.answers import read_result, schema_difference
+from toolproof.runtime.conformance.answers import expectation, read_result
 from toolproof.runtime.conformance.fixtures import lay_fixtures
+from toolproof.runtime.conformance.listing import schema_difference
 from toolproof.runtime.conformance.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
@@ -47,16 +54,17 @@ from toolproof.runtime.conformance.replay import (
     sets_modes,
     substitute,
 )
-from toolproof.runtime.errors import UNKNOWN_TOOL, RegistryError
+from toolproof.runtime.conformance.revisions import LATEST, arguments_are_protocol_errors, negotiated
+from toolproof.runtime.errors import INVALID_ARGUMENTS, UNKNOWN_TOOL, RegistryError
 from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
-from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS
 from toolproof.runtime.spec import ToolSpec
 
 __all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "write_junit"]
 
 TIMEOUT: Final = 30.0
 _PR_CAPBSET_DROP: Final = 24
+_INVALID_PARAMS: Final = -32602
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,8 @@ class _Connection:
                 raise _ServerError(f"no answer to {method} within {timeout:.0f} s") from None
             if line is None:
                 raise _ServerError(f"the server exited before answering {method}{self._stderr_tail()}")
+            if not line.strip():  # the stdio transport delimits messages by newlines; an empty line holds none
+                continue
             try:
                 message = json.loads(line)
             except ValueError:
@@ -204,15 +214,18 @@ def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path, projec
     return out
 
 
-def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float) -> str:
+def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float, revision: str) -> str:
     gate = spec.settings.get("skill_gate") or {}
     if kind == "valid":
         result = connection.request(
             "tools/call", {"name": spec.name, "arguments": {gate["path_argument"]: gate["document"]}}, timeout
         )
-        token = (result or {}).get("structuredContent", {}).get(gate["token_output"])
+        reading = {"name": f"reading {gate['document']}", "expect": {}}
+        output = read_result(spec, result, reading, revision).output
+        token = output.get(gate["token_output"]) if isinstance(output, Mapping) else None
         if not isinstance(token, str):
-            raise _ServerError(f"reading {gate['document']} did not return {gate['token_output']}")
+            unseen = "" if output is not None else f" (under MCP {revision} its output is not in the result)"
+            raise _ServerError(f"reading {gate['document']} did not return {gate['token_output']}{unseen}")
         return token
     digest = b"\x00" * 32 if kind == "stale" else hashlib.sha256(b"not the document").digest()
     message = ("conformance-other" if kind == "other_session" else "conformance").encode() + b"\x00" + digest
@@ -244,23 +257,22 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             argv = _argv(command, base, workspaces, base / "skills", project)
             connection = _Connection(argv, base, _server_env(project), restricted)
             try:
-                connection.request("initialize", _HANDSHAKE, timeout)
+                revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
                 connection.notify("notifications/initialized")
                 lay_fixtures(base, given.get("after_start", {}))
                 arguments = dict(example["input"])
                 if "skill_token" in example:
                     arguments[(spec.settings.get("skill_gate") or {})["token_argument"]] = _token(
-                        example["skill_token"], connection, spec, timeout
+                        example["skill_token"], connection, spec, timeout, revision
                     )
+                expect = example["expect"]
                 try:
                     raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
-                    result = read_result(spec, raw, example)
+                    result = read_result(spec, raw, example, revision)
+                    expect = expectation(spec, expect, raw, revision)
                 except _RpcError as refused:
-                    # MCP answers a call of a tool it does not offer with a protocol error.
-                    if example["expect"].get("error") != UNKNOWN_TOOL:
-                        raise
-                    result = ToolResult(spec.name, None, ErrorInfo(UNKNOWN_TOOL, str(refused)), str(refused))
-                check_expectation(example["name"], example["expect"], result)
+                    result = _refusal(spec, expect.get("error"), refused, revision)
+                check_expectation(example["name"], expect, result)
             finally:
                 connection.close()
         except (ExampleFailure, _ServerError, _RpcError, OSError, ValueError) as failure:
@@ -268,8 +280,40 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
     return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
 
 
+def _refusal(spec: ToolSpec, expected: str | None, refused: _RpcError, revision: str) -> ToolResult:
+    """The error a JSON-RPC error answer to ``tools/call`` stands for, where MCP has the server answer so.
+
+    A tool the server does not offer is a protocol error in every revision;
+    invalid arguments are one up to 2025-06-18 (``-32602``), whose message must
+    then fit the catalogued ``invalid_arguments`` message.
+
+    Raises:
+        _RpcError: ``refused``, when the example expects no such error.
+        ExampleFailure: a ``-32602`` whose message does not fit ``invalid_arguments``.
+    """
+    error = refused.error if isinstance(refused.error, Mapping) else {}
+    message = error.get("message")
+    if expected == UNKNOWN_TOOL:
+        return ToolResult(spec.name, None, ErrorInfo(UNKNOWN_TOOL, str(refused)), str(refused))
+    if expected != INVALID_ARGUMENTS or error.get("code") != _INVALID_PARAMS or not isinstance(message, str):
+        raise refused
+    if not arguments_are_protocol_errors(revision):
+        raise ExampleFailure(
+            f"tools/call answered invalid arguments with JSON-RPC error {_INVALID_PARAMS} ({message!r}); under MCP"
+            f" {revision} input validation errors are tool execution errors (isError) the model reads and corrects"
+            " from; a JSON-RPC error is accepted only from a server that negotiated 2025-06-18 or earlier"
+        )
+    entry = spec.errors.get(INVALID_ARGUMENTS)
+    if entry is not None and entry.message.pattern().fullmatch(message) is None:
+        raise ExampleFailure(
+            f"tools/call answered invalid arguments with JSON-RPC error {_INVALID_PARAMS} whose message"
+            f" {message!r} does not fit the contract's {INVALID_ARGUMENTS} message {entry.message.source!r}"
+        )
+    return ToolResult(spec.name, None, ErrorInfo(INVALID_ARGUMENTS, message), message)
+
+
 _HANDSHAKE: Final = {
-    "protocolVersion": HANDSHAKE_VERSIONS[-1],
+    "protocolVersion": LATEST,
     "capabilities": {},
     "clientInfo": {"name": "toolproof-conform", "version": "1"},
 }
@@ -285,18 +329,18 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
     Raises:
         OSError, ValueError: the server cannot be started or does not answer as MCP.
     """
-    return set(_listing(command, timeout, project))
+    return set(_listing(command, timeout, project)[1])
 
 
-def _listing(command: str, timeout: float, project: Path | None) -> dict[str, Mapping[str, Any]]:
-    """The ``tools/list`` entries of a server started by ``command``, by name (every page)."""
+def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, dict[str, Mapping[str, Any]]]:
+    """The revision a server started by ``command`` negotiates, and its ``tools/list`` entries by name (every page)."""
     with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
         base = Path(tmp).resolve()
         lay_fixtures(base, {})
         argv = _argv(command, base, [base / "workspace"], base / "skills", project)
         connection = _Connection(argv, base, _server_env(project), False)
         try:
-            connection.request("initialize", _HANDSHAKE, timeout)
+            revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
             connection.notify("notifications/initialized")
             tools: dict[str, Mapping[str, Any]] = {}
             cursor: Any = None
@@ -310,15 +354,15 @@ def _listing(command: str, timeout: float, project: Path | None) -> dict[str, Ma
                 cursor = raw.get("nextCursor")
                 if not cursor:
                     break
-            return tools
+            return revision, tools
         finally:
             connection.close()
 
 
-def _schema_outcome(spec: ToolSpec, listed: Mapping[str, Any], started: float) -> Outcome | None:
+def _schema_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, started: float) -> Outcome | None:
     """A failed ``SCHEMAS`` outcome when the listed schemas are not the contract's; None when they are."""
     try:
-        problem = schema_difference(spec, listed)
+        problem = schema_difference(spec, listed, revision)
     except (RegistryError, ValueError) as exc:
         problem = f"the contract's MCP export cannot be read: {exc}"
     return None if problem is None else Outcome(spec.name, SCHEMAS, False, problem, time.monotonic() - started)
@@ -345,15 +389,15 @@ def run_conformance(
     outcomes: list[Outcome] = []
     started = time.monotonic()
     try:
-        listed = _listing(command, timeout, project)
+        revision, listed = _listing(command, timeout, project)
         problem = ""
     except (_ServerError, _RpcError, OSError, ValueError) as exc:
-        listed, problem = {}, f"the server could not be listed: {exc}"
+        revision, listed, problem = LATEST, {}, f"the server could not be listed: {exc}"
     checked: list[ToolSpec] = []
     for spec in specs:
         if spec.name in listed:
             checked.append(spec)
-            outcome = _schema_outcome(spec, listed[spec.name], started)
+            outcome = _schema_outcome(spec, listed[spec.name], revision, started)
         else:
             detail = problem or (
                 f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
-from toolproof.runtime.conformance.mcp import LISTING, SCHEMAS, run_conformance
+from toolproof.runtime.conformance import ExampleFailure
+from toolproof.runtime.conformance.mcp import LISTING, SCHEMAS, Outcome, _refusal, _RpcError, run_conformance
 from toolproof.runtime.spec import ToolSpec, load_specs
 
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
@@ -117,9 +118,10 @@ def test_the_summary_names_the_project_and_the_tools_checked(runner: CliRunner) 
     assert result.output.endswith(f"{examples} passed, 0 failed\n")
 
 
-def _bent(mode: str) -> str:
+def _bent(mode: str, revision: str | None = None) -> str:
     server = Path(__file__).parent / "foreign_mcp_server.py"
-    return f"{sys.executable} {server} --mode {mode} --workspace {{workspace}} --skills {{skills}}"
+    negotiates = f" --revision {revision}" if revision else ""
+    return f"{sys.executable} {server} --mode {mode}{negotiates} --workspace {{workspace}} --skills {{skills}}"
 
 
 def _specs(*names: str) -> list[ToolSpec]:
@@ -203,3 +205,131 @@ def test_an_answer_holding_a_result_and_an_error_fails() -> None:
 
     assert [o.example for o in outcomes if o.passed] == []
     assert outcomes[0].detail.startswith("the answer to tools/call must hold exactly one of result and error: ")
+
+
+def _failures(outcomes: list[Outcome]) -> list[str]:
+    return [f"{o.tool}: {o.example}: {o.detail}" for o in outcomes if not o.passed]
+
+
+def _examples(spec: ToolSpec, error: str | None) -> set[str]:
+    """The names of the examples of ``spec`` that expect ``error`` (None: that expect a success)."""
+    return {e["name"] for e in spec.examples if e["expect"].get("error") == error}
+
+
+@pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26"])
+def test_a_server_of_a_revision_before_structured_content_passes_on_its_texts(revision: str) -> None:
+    names = ("get_skill", "read_skill", "file-read")
+
+    outcomes = run_conformance(_bent("foreign,unstructured", revision), _specs(*names), jobs=4)
+
+    assert _failures(outcomes) == []
+    assert len(outcomes) == sum(len(spec.examples) for spec in _specs(*names))
+
+
+def test_under_a_revision_before_structured_content_a_success_text_must_render_the_expected_output() -> None:
+    outcomes = run_conformance(_bent("foreign,unstructured,wrong_success_text", "2025-03-26"), _specs("read_skill"))
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    successes = [e for e in _specs("read_skill")[0].examples if "error" not in e["expect"]]
+    shown = {e["name"] for e in successes if {"output", "text"} & set(e["expect"])}
+    assert set(failed) == shown, "a text that ends in '!' still contains what text_contains names"
+    assert all("expected text " in detail for detail in failed.values())
+
+
+def test_under_a_revision_before_structured_content_a_whole_output_text_is_read_as_the_output() -> None:
+    outcomes = run_conformance(_bent("foreign,unstructured,wrong_success_text", "2025-03-26"), _specs("get_skill"))
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    assert set(failed) == _examples(_specs("get_skill")[0], None)
+    assert (
+        "under MCP 2025-03-26 a success carries no structuredContent, and its text"
+        in failed["reads a skill's documentation"]
+    )
+
+
+def test_a_server_that_negotiated_2025_06_18_still_owes_the_output_schema_and_structured_content() -> None:
+    outcomes = run_conformance(_bent("foreign,unstructured", "2025-06-18"), _specs("get_skill"), jobs=4)
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    assert set(failed) == {SCHEMAS} | _examples(_specs("get_skill")[0], None)
+    assert failed[SCHEMAS].startswith("tools/list gives 'get_skill' no outputSchema; the contract's is {")
+    assert "a successful result without structuredContent" in failed["reads a skill's documentation"]
+
+
+def test_a_server_that_negotiates_a_revision_it_was_not_offered_fails() -> None:
+    outcomes = run_conformance(_bent("foreign", "2099-01-01"), _specs("get_skill"))
+
+    assert [(o.example, o.passed) for o in outcomes] == [(LISTING, False)]
+    assert outcomes[0].detail == (
+        "the server could not be listed: initialize answered protocolVersion '2099-01-01'; the client asked for"
+        " '2025-11-25' and speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25"
+    )
+
+
+@pytest.mark.parametrize("revision", ["2025-03-26", "2025-06-18"])
+def test_invalid_arguments_may_be_a_json_rpc_error_up_to_2025_06_18(revision: str) -> None:
+    names = ("read_skill", "file-read")
+
+    outcomes = run_conformance(_bent("foreign,args_as_rpc", revision), _specs(*names), jobs=4)
+
+    assert _failures(outcomes) == []
+    assert len(outcomes) == sum(len(spec.examples) for spec in _specs(*names))
+
+
+def test_invalid_arguments_as_a_json_rpc_error_fail_from_2025_11_25() -> None:
+    outcomes = run_conformance(_bent("foreign,args_as_rpc"), _specs("read_skill"), jobs=4)
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    assert set(failed) == _examples(_specs("read_skill")[0], "invalid_arguments")
+    assert all(
+        detail.startswith("tools/call answered invalid arguments with JSON-RPC error -32602 (")
+        and detail.endswith(
+            "); under MCP 2025-11-25 input validation errors are tool execution errors (isError) the model reads"
+            " and corrects from; a JSON-RPC error is accepted only from a server that negotiated 2025-06-18 or"
+            " earlier"
+        )
+        for detail in failed.values()
+    )
+
+
+def test_a_json_rpc_invalid_params_error_must_carry_the_invalid_arguments_message() -> None:
+    refused = _RpcError("tools/call", {"code": -32602, "message": "bad input"})
+
+    with pytest.raises(ExampleFailure) as failure:
+        _refusal(_specs("read_skill")[0], "invalid_arguments", refused, "2025-06-18")
+
+    assert str(failure.value) == (
+        "tools/call answered invalid arguments with JSON-RPC error -32602 whose message 'bad input' does not fit"
+        " the contract's invalid_arguments message 'Invalid arguments: {detail}'"
+    )
+
+
+@pytest.mark.parametrize("code", [-32603, -32602])
+def test_a_json_rpc_error_for_an_example_expecting_another_error_still_fails(code: int) -> None:
+    refused = _RpcError("tools/call", {"code": code, "message": "Invalid arguments: $.x: no"})
+
+    with pytest.raises(_RpcError):
+        _refusal(_specs("read_skill")[0], "skill_not_found", refused, "2025-06-18")
+
+
+def test_blank_lines_between_messages_are_skipped() -> None:
+    outcomes = run_conformance(_bent("foreign,blank_lines"), _specs("get_skill"), jobs=4)
+
+    assert _failures(outcomes) == []
+    assert len(outcomes) == len(_specs("get_skill")[0].examples)
+
+
+def test_schemas_that_differ_only_in_annotations_and_type_spelling_pass_the_listing() -> None:
+    outcomes = run_conformance(_bent("foreign,annotated"), _specs("get_skill", "read_file"), jobs=4)
+
+    assert _failures(outcomes) == []
+
+
+def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
+    outcomes = run_conformance(_bent("foreign,titled"), _specs("get_skill"), jobs=4)
+
+    mismatched = [o.detail for o in outcomes if o.example == SCHEMAS]
+    assert mismatched == [
+        "tools/list gives 'get_skill' an inputSchema other than the contract's:"
+        ' $.properties.skill_name.title: the server has "Skill_Name", the contract has nothing'
+    ]

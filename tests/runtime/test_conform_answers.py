@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.conformance import ExampleFailure
-from toolproof.runtime.conformance.answers import read_result, schema_difference
+from toolproof.runtime.conformance import ExampleFailure, listing
+from toolproof.runtime.conformance.answers import expectation, read_result
+from toolproof.runtime.conformance.listing import schema_difference
 from toolproof.runtime.spec import ToolSpec, generated_json, load_specs
 
 
@@ -193,3 +194,121 @@ def test_schemas_compare_numbers_by_value_required_as_a_set_and_booleans_apart()
         "tools/list gives 'read_file' an inputSchema other than the contract's:"
         " $.properties.offset.minimum: the server has true, the contract has 1"
     )
+
+
+def test_a_listing_without_the_output_schema_is_whole_under_a_revision_before_2025_06_18() -> None:
+    listed = _exported("get_skill")
+    del listed["outputSchema"]
+
+    assert schema_difference(_builtin("get_skill"), listed, "2025-03-26") is None
+    assert schema_difference(_builtin("get_skill"), listed, "2024-11-05") is None
+    assert schema_difference(_builtin("get_skill"), listed, "2025-06-18") is not None
+
+
+def test_an_output_schema_listed_under_an_older_revision_must_still_be_the_contracts() -> None:
+    listed = _exported("get_skill")
+    listed["outputSchema"]["properties"] = {}
+
+    problem = schema_difference(_builtin("get_skill"), listed, "2025-03-26")
+
+    assert problem is not None and problem.startswith("tools/list gives 'get_skill' an outputSchema other than")
+
+
+def test_comments_dialect_and_one_element_type_lists_do_not_change_a_listed_schema() -> None:
+    listed = _exported("read_file")
+    schema = listed["inputSchema"]
+    schema.update({"$schema": "http://json-schema.org/draft-07/schema#", "$comment": "by hand"})
+    for prop in schema["properties"].values():
+        prop["$comment"] = "by hand"
+        if isinstance(prop.get("type"), str):
+            prop["type"] = [prop["type"]]
+    listed["outputSchema"]["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+
+    assert schema_difference(_builtin("read_file"), listed) is None
+
+
+def test_a_type_list_compares_as_a_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    nullable = {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}
+    monkeypatch.setattr(listing, "_exported", lambda package: {"lookup": {"inputSchema": nullable}})
+
+    def listed(id_type: object) -> dict[str, Any]:
+        return {"inputSchema": {"type": ["object"], "properties": {"id": {"type": id_type}}}}
+
+    assert schema_difference(_spec("ERROR: {message}"), listed(["null", "string"])) is None
+    assert schema_difference(_spec("ERROR: {message}"), listed("string")) == (
+        "tools/list gives 'lookup' an inputSchema other than the contract's:"
+        ' $.properties.id.type: the server has "string", the contract has ["null", "string"]'
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "where"),
+    [
+        ("title", "Path", "$.properties.path.title"),
+        ("$id", "urn:x", '$.properties.path["$id"]'),
+        ("description", "Another description.", "$.properties.path.description"),
+        ("$schema", "http://json-schema.org/draft-07/schema#", '$.properties.path["$schema"]'),
+    ],
+)
+def test_model_facing_text_ids_and_inner_dialects_still_differ(key: str, value: str, where: str) -> None:
+    listed = _exported("read_file")
+    listed["inputSchema"]["properties"]["path"][key] = value
+
+    problem = schema_difference(_builtin("read_file"), listed)
+
+    assert problem is not None and f"other than the contract's: {where}: the server has " in problem
+
+
+def test_an_older_dialect_differs_where_the_contract_uses_a_keyword_it_reads_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    exported = _exported("read_file")
+    exported["inputSchema"]["properties"]["pair"] = {"type": "array", "prefixItems": [{"type": "string"}]}
+    monkeypatch.setattr(listing, "_exported", lambda package: {"read_file": exported})
+    listed = copy.deepcopy(exported)
+    listed["inputSchema"]["$schema"] = "http://json-schema.org/draft-07/schema#"
+
+    assert schema_difference(_builtin("read_file"), listed) == (
+        "tools/list gives 'read_file' an inputSchema other than the contract's:"
+        ' $["$schema"]: the server has "http://json-schema.org/draft-07/schema#", the contract has nothing'
+    )
+
+
+def test_under_an_older_revision_a_whole_output_text_is_read_as_the_output() -> None:
+    raw = {"content": [{"type": "text", "text": '{"n": 1}'}], "isError": False}
+
+    result = read_result(_spec("ERROR: {message}"), raw, _example(), "2025-03-26")
+
+    assert (result.output, result.error) == ({"n": 1}, None)
+    with pytest.raises(ExampleFailure) as failure:
+        read_result(
+            _spec("ERROR: {message}"), {**raw, "content": [{"type": "text", "text": "{}"}]}, _example(), "2025-03-26"
+        )
+    assert str(failure.value) == (
+        "example 'an example': the output in the text breaks the output schema: $.n: required property is missing"
+    )
+
+
+def test_under_an_older_revision_an_unseen_output_is_checked_through_its_rendered_text() -> None:
+    spec = ToolSpec.from_data(
+        {
+            "name": "count",
+            "module": "count",
+            "handler": "handlers.count:handle",
+            "input": {"type": "object"},
+            "output": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            "errors": {},
+            "render": {"result": "{n} items", "error": "ERROR: {message}"},
+            "source": "contracts/count.yaml",
+        }
+    )
+    raw = {"content": [{"type": "text", "text": "3 items"}]}
+    expect = {"output": {"n": 3}, "output_includes": {"n": 3}}
+
+    result = read_result(spec, raw, {"name": "x", "expect": expect}, "2024-11-05")
+
+    assert result.output is None
+    assert expectation(spec, expect, raw, "2024-11-05") == {"text": "3 items"}
+    assert expectation(spec, {"output": {"n": 3}, "text": "three"}, raw, "2024-11-05") == {"text": "three"}
+    assert expectation(spec, expect, raw, "2025-06-18") == expect
+    assert expectation(spec, expect, {**raw, "structuredContent": {"n": 3}}, "2024-11-05") == expect
