@@ -43,7 +43,7 @@ __all__ = ["serve", "serve_worker", "skills", "toolsets"]
 @click.option(
     "--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A workspace skills folder."
 )
-@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=100), help="Most characters.")
+@click.option("--budget", default=8000, show_default=True, type=click.IntRange(min=400), help="Most characters.")
 @click.option(
     "--format",
     "fmt",

@@ -39,6 +39,7 @@ __all__ = [
     "ENUM_FALLBACK",
     "HARDLINKS",
     "IDENTITY_GUIDELINE",
+    "MIN_SUMMARY_BUDGET",
     "SKILL_FILES",
     "SYMLINKS",
     "Skill",
@@ -54,6 +55,8 @@ SYMLINKS: Final[SymlinkPolicy] = "within_root"
 """Symbolic links in a skill: followed while they stay in its folder, as the skill tools' contracts say."""
 HARDLINKS: Final[HardlinkPolicy] = "deny"
 """A SKILL.md with several names (hard links) is left out: the skill tools' contracts refuse to read one."""
+MIN_SUMMARY_BUDGET: Final = 400
+"""The smallest budget a skills summary takes: its heading and the line counting the skills left out fit in it."""
 MAX_SKILL_BYTES: Final = 1024 * 1024
 MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
@@ -272,7 +275,7 @@ class SkillCatalog:
         return [printable(line) for line in lines]
 
     def summary(self, budget: int = 8000, *, tool: str = "read_skill", fmt: SummaryFormat = "plain") -> Summary:
-        """The skills section of a system prompt, at most ``budget`` characters.
+        """The skills section of a system prompt, at most ``budget`` characters (``MIN_SUMMARY_BUDGET`` at least).
 
         Names and descriptions are made printable (``one_line``) and folded
         onto one line each, so no line the skills did not earn (a heading, a
@@ -285,6 +288,9 @@ class SkillCatalog:
         (read_skill's enum names every skill). Linear in the number of skills.
         """
         from html import escape  # here: a host imports the catalog at start, and html's entities cost ~2 ms
+
+        if budget < MIN_SUMMARY_BUDGET:
+            raise ValueError(f"a skills summary needs a budget of at least {MIN_SUMMARY_BUDGET} characters")
 
         if fmt == "xml":
             return self._xml_summary(budget)

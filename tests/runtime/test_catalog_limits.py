@@ -7,10 +7,11 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from toolproof.runtime.skills.catalog import HARDLINKS, SYMLINKS, Skill, SkillCatalog
+from toolproof.runtime.skills.catalog import HARDLINKS, MIN_SUMMARY_BUDGET, SYMLINKS, Skill, SkillCatalog, SummaryFormat
 from toolproof.runtime.skills.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill, strip_frontmatter
 from toolproof.runtime.spec import BUILTIN_PACKAGE, load_specs
 from toolproof.runtime.toolbox import builtin_runtime
@@ -246,3 +247,19 @@ def test_a_host_serving_read_skill_does_not_offer_a_hard_linked_skill(tmp_path: 
     assert result.error.message == (
         "Invalid arguments: $.skill_name: must be one of 'data_analysis', 'test_data_factory' (got 'hl')"
     )
+
+
+@pytest.mark.parametrize("fmt", ["plain", "xml"])
+def test_no_summary_outgrows_its_budget_and_a_budget_too_small_for_its_heading_is_refused(
+    tmp_path: Path, fmt: SummaryFormat
+) -> None:
+    for i in range(300):
+        (tmp_path / f"s{i:03d}").mkdir()
+        (tmp_path / f"s{i:03d}" / "SKILL.md").write_text(
+            f"---\nname: s{i:03d}\ndescription: skill number {i} does a thing\n---\nBody.\n", encoding="utf-8"
+        )
+    catalog = SkillCatalog.discover([tmp_path], log=False)
+
+    assert all(len(catalog.summary(b, fmt=fmt).text) <= b for b in range(MIN_SUMMARY_BUDGET, 3000, 7))
+    with pytest.raises(ValueError, match="at least 400"):
+        catalog.summary(MIN_SUMMARY_BUDGET - 1, fmt=fmt)
