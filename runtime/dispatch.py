@@ -60,12 +60,13 @@ _log = logging.getLogger("toolproof.dispatch")
 MAX_ARGUMENT_BYTES = 1 << 20
 """Argument strings longer than this are refused before parsing (1 MiB)."""
 
-MAX_RESULT_BYTES = 64 << 20
-"""Results larger than this (rendered text plus output as JSON) become ``response_too_large`` (64 MiB).
+MAX_RESULT_BYTES = 80 << 20
+"""Results larger than this (rendered text plus output as JSON) become ``response_too_large`` (80 MiB).
 
 A built-in tool reads files of up to 10 MiB whole, and a 10 MiB line cannot be
-asked for in smaller ranges: its text and its output, escaped as JSON, must fit
-(~20 MiB, ~35 at worst for text dense in control characters)."""
+asked for in smaller ranges: its text and its output, escaped as JSON, must fit.
+That is ~20 MiB for most text, and 70 MiB at worst: a line of control
+characters, each ``\\u00XX`` (6 bytes) in JSON, besides its 10 MiB of text."""
 
 TIMEOUT_WORKERS = 4
 """Handlers of tools with a ``timeout`` that may run at once, timed-out ones still running included."""

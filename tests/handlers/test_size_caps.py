@@ -54,3 +54,15 @@ def test_read_file_returns_its_2000_widest_lines_of_three_byte_characters(tmp_pa
 
     assert result.error is None, result.error
     assert result.output is not None and result.output["endLine"] == lines
+
+
+def test_file_read_returns_a_single_line_of_control_characters_of_its_size_limit(tmp_path: Path) -> None:
+    """The worst text for JSON: each character escaped as six bytes (~70 MiB of result in all)."""
+    line = "\x01" * (file_read.MAX_FILE_SIZE_BYTES - 1) + "\n"
+    (tmp_path / "controls.txt").write_text(line, encoding="utf-8")
+    runtime = builtin_runtime(workspace=[tmp_path])
+
+    result = runtime.call("file-read", {"path": "controls.txt", "include_line_numbers": False})
+
+    assert result.error is None, result.error
+    assert result.output is not None and result.output["content"] == line[:-1]

@@ -442,6 +442,6 @@ def test_a_tool_result_is_a_frozen_dataclass_built_by_position_or_by_name() -> N
         result.text = "ho"  # type: ignore[misc]
 
 
-def test_the_result_cap_defaults_to_64_mib() -> None:
-    assert _runtime().max_result_bytes == MAX_RESULT_BYTES == 64 * 1024 * 1024
+def test_the_result_cap_defaults_to_80_mib() -> None:
+    assert _runtime().max_result_bytes == MAX_RESULT_BYTES == 80 * 1024 * 1024
     assert STANDARD_ERRORS[RESPONSE_TOO_LARGE].status == 413

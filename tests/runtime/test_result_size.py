@@ -107,8 +107,8 @@ def test_a_few_fields_with_a_long_string_are_sized_exactly() -> None:
     assert json_size(value, 1 << 20) == len(json_bytes(value)) == 36 + 6 * 5000
 
 
-CONTROL_BYTES = "\x01" * (11 << 20)
-"""11 MiB of a control byte: 66 MiB as JSON (``\\u0001`` each), over the 64 MiB cap."""
+CONTROL_BYTES = "\x01" * (14 << 20)
+"""14 MiB of a control byte: 84 MiB as JSON (``\\u0001`` each), over the 80 MiB cap."""
 
 
 def _spec() -> ToolSpec:
@@ -131,7 +131,7 @@ def _dump(args: Any, ctx: ToolContext) -> Any:
     return {"content": CONTROL_BYTES}
 
 
-def test_an_11_mib_control_byte_output_is_refused_without_writing_its_66_mib_of_json() -> None:
+def test_a_14_mib_control_byte_output_is_refused_without_writing_its_84_mib_of_json() -> None:
     runtime = Runtime(tools=[BoundTool.build(_spec(), _dump)])
 
     tracemalloc.start()
@@ -144,18 +144,18 @@ def test_an_11_mib_control_byte_output_is_refused_without_writing_its_66_mib_of_
     assert result.error is not None
     assert result.error.code == RESPONSE_TOO_LARGE
     assert result.error.message == (
-        f"The result is too large to return: about {6 * (11 << 20) + 14} bytes; the limit is {64 << 20}."
+        f"The result is too large to return: about {6 * (14 << 20) + 14} bytes; the limit is {80 << 20}."
     )
     assert peak < 2 << 20, f"peak {peak} bytes"
 
 
-def test_an_11_mib_field_among_short_ones_is_sized_without_writing_it() -> None:
+def test_a_14_mib_field_among_short_ones_is_sized_without_writing_it() -> None:
     tracemalloc.start()
     try:
-        size = json_size({"ok": True, "content": CONTROL_BYTES, "size": 1}, 64 << 20)
+        size = json_size({"ok": True, "content": CONTROL_BYTES, "size": 1}, 80 << 20)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
 
-    assert size is not None and size > 64 << 20
+    assert size is not None and size > 80 << 20
     assert peak < 2 << 20, f"peak {peak} bytes"
