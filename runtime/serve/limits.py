@@ -27,9 +27,10 @@ class HttpLimits:
     """Connections at once; one more is answered 503 and closed (lowered to what descriptors allow)."""
     max_calls: int = 4
     """Tool calls running at once; more wait for a slot."""
-    max_in_flight_bytes: int = 64 << 20
-    """Bytes of large responses being written at once (never below the runtime's result cap), and apart from
-    them, bytes of request bodies over 64 KiB being read and used (never below the argument cap); more wait."""
+    max_in_flight_bytes: int = 80 << 20
+    """Bytes of large responses being written at once (an answer larger than this is ``response_too_large``;
+    the default is the runtime's result cap), and apart from them, bytes of request bodies over 64 KiB being
+    read and used (never below the argument cap); more wait."""
     queue_timeout: float = 10.0
     """Seconds a request waits for a call slot or for its share of bytes before 503 with ``Retry-After``."""
     sse_keepalive: float = 15.0
