@@ -27,15 +27,14 @@ import json
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final
+from typing import Any
 
 from toolproof.runtime.conformance.revisions import LATEST, structured
+from toolproof.runtime.serve.mcp import MCP_EXPORT
 from toolproof.runtime.spec import ToolSpec, generated_json
 
 __all__ = ["MCP_EXPORT", "schema_difference", "show"]
 
-MCP_EXPORT: Final = "exports/mcp/all.json"
-"""The generated package's MCP export: the ``tools/list`` entries of its contracts."""
 
 _PLAIN_KEY = re.compile("[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN = 200
@@ -69,11 +68,8 @@ def _at(path: str, key: object) -> str:
 
 def _same(got: object, want: object) -> bool:
     """Equal as JSON values: numbers by value, booleans only to booleans."""
-    if isinstance(got, bool) or isinstance(want, bool):
-        return type(got) is type(want) and got == want
-    if isinstance(got, int | float) and isinstance(want, int | float):
-        return got == want
-    return type(got) is type(want) and got == want
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (got, want))
+    return got == want if numbers else type(got) is type(want) and got == want
 
 
 def _difference(got: Any, want: Any, path: str) -> str | None:

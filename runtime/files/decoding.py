@@ -43,7 +43,7 @@ _BOMS: Final = (
 _PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", "big5")
 _UTF8_EVIDENCE: Final = 4
 """Valid non-ASCII characters needed per invalid byte for bytes that fail UTF-8 to be read as UTF-8 anyway."""
-_ASCII: Final = "".join(map(chr, range(128)))
+_ASCII: Final = frozenset(map(chr, range(128)))
 _HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
 _ASCII_LETTER: Final = re.compile(rb"[A-Za-z]")
 _CENTRAL: Final = frozenset({"cp1250", "iso8859_2", "iso8859_16", "mac_latin2", "cp852"})
@@ -218,7 +218,7 @@ def detect(data: bytes, sample: bytes) -> Decoded:
         # Too little text for the detector to tell code pages apart ("caf\xe9" is also Cyrillic "cafй"):
         # Windows-1252, the legacy code page of most Latin-script text, unless it found another Latin language
         # in one of that language's code pages, or the text is Turkish (whose g, i and s letters are Icelandic there).
-        accents = frozenset(sample.decode("cp1252", errors="replace")) - frozenset(_ASCII)
+        accents = frozenset(sample.decode("cp1252", errors="replace")) - _ASCII
         encoding = "cp1254" if accents & _TURKISH_ONLY and accents <= _TURKISH else "cp1252"
     try:
         text = data.decode(encoding)

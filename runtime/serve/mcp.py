@@ -154,7 +154,8 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     return json_bytes(encodable_json(answer)) + b"\n"
 
 
-_EXPORT: Final = "exports/mcp/all.json"
+MCP_EXPORT: Final = "exports/mcp/all.json"
+"""The generated package's MCP export: the ``tools/list`` entries of its contracts."""
 
 
 def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
@@ -164,17 +165,19 @@ def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
         RegistryError: the export cannot be read, or does not list every tool served (gen has not
             run since the contracts or the project's ``include`` changed).
     """
-    data = generated_json(package, _EXPORT)
+    data = generated_json(package, MCP_EXPORT)
     try:
         exported = {tool["name"]: dict(tool) for tool in data["tools"]}
     except (KeyError, TypeError, ValueError):
         raise RegistryError(
-            [generated_problem(package, _EXPORT, "cannot be loaded (not the MCP export gen writes)")]
+            [generated_problem(package, MCP_EXPORT, "cannot be loaded (not the MCP export gen writes)")]
         ) from None
     served = sorted(runtime.specs, key=lambda s: s.name)
     missing = ", ".join(f"'{spec.name}'" for spec in served if spec.name not in exported)
     if missing:  # gen has not run since the contracts or `include` changed
-        raise RegistryError([generated_problem(package, _EXPORT, f"does not list {missing}, which this host serves")])
+        raise RegistryError(
+            [generated_problem(package, MCP_EXPORT, f"does not list {missing}, which this host serves")]
+        )
     tools = []
     for spec in served:
         tool = exported[spec.name]
