@@ -93,6 +93,7 @@ errors:
   too_many_words:
     message: "The text has {words} words; the limit is {max_words}"
     hint: Send a shorter text or raise max_words.
+    status: 403  # a refusal of a request the schema allows: 403 or 404, never 422 (fuzzers expect 2xx)
     params:
       words: {type: integer, description: How many words the text has.}
 render:
@@ -206,6 +207,7 @@ errors:
   refused:
     message: "Cannot work on '{{text}}'"
     hint: Say how the model can call the tool so that it succeeds.
+    status: 403  # a refusal of a request the schema allows: 403 or 404, never 422 (fuzzers expect 2xx)
 render:
   result: "{{result}}"
 examples:

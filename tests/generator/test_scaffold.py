@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from toolproof.cli import cli
@@ -142,3 +143,15 @@ def test_a_one_shot_call_binds_only_its_tool_so_a_broken_neighbour_does_not_stop
     assert json.loads(good.stdout)["output"] == {"words": 2, "characters": 5}
     assert broken.returncode == 1 and "Traceback" not in broken.stderr
     assert "contract 'broken-tool'" in broken.stderr and "not written yet" in broken.stderr
+
+
+def test_scaffolded_refusals_are_403_as_fuzzers_expect_of_schema_valid_requests(tmp_path: Path) -> None:
+    """schemathesis (ST202) flags a 422 for a request the schema allows; init's and new's errors must not teach it."""
+    project = tmp_path / "tools"
+    assert CliRunner().invoke(cli, ["init", str(project)]).exit_code == 0
+    added = CliRunner().invoke(cli, ["new", "greet", "--project", str(project)])
+    assert added.exit_code == 0, added.output
+
+    for contract in (project / "contracts").glob("*.yaml"):
+        errors = yaml.safe_load(contract.read_text(encoding="utf-8"))["errors"]
+        assert errors and {entry.get("status") for entry in errors.values()} == {403}, contract.name
