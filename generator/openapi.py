@@ -1,6 +1,7 @@
 """The OpenAPI 3.1 document of the HTTP façade: one ``POST /tools/{name}`` per contract.
 
-The request body is the tool's input schema, a 200 is its output, and each
+The request body is the tool's input schema (also accepting null for an optional
+property, as the runtime does: ``runtime.nulls``), a 200 is its output, and each
 catalogued error is documented under its HTTP status as a typed body whose
 ``code`` enumerates the codes that status can carry. Schemathesis fuzzes the
 served app against this document.
@@ -18,6 +19,7 @@ from toolproof.generator.losses import pointer
 from toolproof.generator.model import Contract
 from toolproof.generator.refs import locate, walk
 from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL
+from toolproof.runtime.nulls import accepting_dropped_nulls
 
 __all__ = ["SESSION_HEADER", "openapi_document"]
 
@@ -95,7 +97,8 @@ def openapi_document(contracts: Sequence[Contract], enums: Mapping[str, list[str
     components: dict[str, Any] = {}
     paths: dict[str, Any] = {}
     for c in sorted(contracts, key=lambda c: c.name):
-        components[f"{c.prefix}Input"] = _lift_defs(c.exported_input(enums), f"{c.prefix}Input", components)
+        accepted = accepting_dropped_nulls(c.exported_input(enums))  # null for "absent", as the host reads it
+        components[f"{c.prefix}Input"] = _lift_defs(accepted, f"{c.prefix}Input", components)
         components[f"{c.prefix}Output"] = _lift_defs(c.output_schema, f"{c.prefix}Output", components)
         by_status: dict[int, list[str]] = {400: [INVALID_ARGUMENTS], 413: [INVALID_ARGUMENTS]}
         for code, std in STANDARD_ERRORS.items():

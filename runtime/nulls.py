@@ -15,10 +15,11 @@ are followed, recursive ones included; other references are not.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NullPlan", "drop_absent_nulls", "plan_for"]
+__all__ = ["NullPlan", "accepting_dropped_nulls", "drop_absent_nulls", "plan_for"]
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
 
@@ -64,6 +65,8 @@ class _Planner:
         self.root = root
         self.plans: dict[tuple[int, ...], NullPlan] = {}
         self.keep: list[Any] = []  # the facets whose ids key ``plans``, kept alive while planning
+        self.marks: list[tuple[list[Mapping[str, Any]], frozenset[str]]] = []
+        """Each plan's facets and the keys it drops, for ``accepting_dropped_nulls``."""
 
     def resolve(self, ref: Any) -> Any:
         """The schema a local ``$ref`` names, or None."""
@@ -155,6 +158,8 @@ class _Planner:
             for name in optional
             if not any(_accepts_null(sub) for sub in [*declared[name], *self.facets(declared[name])])
         )
+        if plan.droppable:
+            self.marks.append((facets, plan.droppable))
         plan.properties = {name: self.plan(subs) for name, subs in declared.items()}
         plan.items = self.plan(items) if items else None
         plan.prefix = tuple(self.plan(subs) for subs in prefix)
@@ -193,6 +198,47 @@ def plan_for(schema: Any) -> NullPlan | None:
     if not isinstance(schema, Mapping):
         return None
     return _prune(_Planner(schema).plan([schema]))
+
+
+def accepting_dropped_nulls(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of an input schema that also accepts null wherever ``drop_absent_nulls`` reads it as absent.
+
+    For documents of what a host accepts (the OpenAPI document of ``serve
+    http``): a caller may send null for an optional property the contract does
+    not make nullable, OpenAI strict mode's way of leaving it out, and the host
+    takes it, so the document must say so or a fuzzer holding the host to it
+    (schemathesis' ``negative_data_rejection``) fails the host. Each such
+    property becomes ``anyOf: [its schema, {"type": "null"}]`` (its annotations
+    beside) in every object schema that declares it optional, ``$defs`` and
+    branches included.
+    """
+    copied: dict[str, Any] = copy.deepcopy(dict(schema))
+    planner = _Planner(copied)
+    planner.plan([copied])
+    done: set[tuple[int, str]] = set()
+    for facets, droppable in planner.marks:
+        for facet in facets:
+            props = facet.get("properties")
+            required = facet.get("required", ())
+            if not isinstance(props, dict):
+                continue
+            for name in droppable:
+                if name in props and name not in required and (id(facet), name) not in done:
+                    done.add((id(facet), name))
+                    props[name] = _or_null(props[name])
+    return copied
+
+
+_ANNOTATIONS = ("title", "description", "default", "examples")
+
+
+def _or_null(schema: Any) -> dict[str, Any]:
+    """``schema`` or null, its annotations kept outside, where a reader of the document looks for them."""
+    if not isinstance(schema, dict):
+        return {"anyOf": [schema, {"type": "null"}]}
+    inner = {key: value for key, value in schema.items() if key not in _ANNOTATIONS}
+    outer = {key: schema[key] for key in _ANNOTATIONS if key in schema}
+    return {"anyOf": [inner, {"type": "null"}], **outer}
 
 
 def drop_absent_nulls(plan: NullPlan, value: Any) -> Any:

@@ -39,6 +39,7 @@ import orjson
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
+from toolproof.runtime.nulls import accepting_dropped_nulls
 from toolproof.runtime.result import json_bytes, json_size, json_value
 from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.serve.limits import HttpLimits
@@ -99,7 +100,7 @@ def _document(runtime: Runtime, package: str) -> bytes:
                 continue
             ref = paths[route]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
             if served[name].dynamic_enums:
-                schemas[ref.rsplit("/", 1)[1]] = dict(served[name].input_schema)
+                schemas[ref.rsplit("/", 1)[1]] = accepting_dropped_nulls(served[name].input_schema)
         text = json_bytes(document)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError):
         raise RegistryError(

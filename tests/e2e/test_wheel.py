@@ -21,8 +21,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -455,6 +457,46 @@ def test_conform_fails_naming_greet_when_its_handler_is_broken(
     assert "expected text 'hello', got 'HELLO'" in done.stdout
     assert f"{broken.resolve()}: 2 tool(s) checked" in done.stdout
     assert done.stdout.endswith("5 passed, 1 failed\n"), done.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _listening(port: int, server: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"`toolproof serve http` is not listening on {port} (exit status {server.poll()})")
+
+
+def test_the_schemathesis_cli_finds_no_failure_in_the_fresh_venvs_http_server(
+    fresh: Venv, project: Scaffolded, tmp_path: Path
+) -> None:
+    """A third party's fuzzer, as a team runs it in CI, holds the served tools to the served OpenAPI document."""
+    schemathesis = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
+    assert schemathesis is not None, "the dev venv has no schemathesis CLI: `make gen` installs it"
+    port = _free_port()
+    command = [str(fresh.bin / "toolproof"), "serve", "http", "--port", str(port)]
+    server = subprocess.Popen(command, cwd=project.root, env=fresh.env, stdout=subprocess.DEVNULL, text=True)
+    try:
+        _listening(port, server)
+        url = f"http://127.0.0.1:{port}/openapi.json"
+        options = ["--checks", "all", "--max-examples", "30", "--seed", "1", "--generation-database", "none"]
+        direct = {key: value for key, value in os.environ.items() if not key.lower().endswith("_proxy")}
+        done = _run([schemathesis, "run", url, *options], tmp_path, direct, expect=None)
+    finally:
+        server.terminate()
+        server.wait(timeout=TIMEOUT)
+
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert "2 selected / 2 total" in done.stdout, done.stdout[-6000:]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
 import pytest
 
 from toolproof.generator.transforms import openai_strict_schema
-from toolproof.runtime.nulls import drop_absent_nulls, plan_for
+from toolproof.runtime.nulls import accepting_dropped_nulls, drop_absent_nulls, plan_for
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -188,3 +189,108 @@ def test_what_openai_strict_mode_lets_a_model_send_is_valid_once_its_nulls_are_r
     assert not jsonschema.Draft202012Validator(schema).is_valid(sent)
 
     jsonschema.Draft202012Validator(schema).validate(_dropped(schema, sent))
+
+
+def _variants(value: Any) -> list[Any]:
+    """``value``, and each value with one property anywhere in it (or one array item) made null."""
+    out = [value]
+    if isinstance(value, dict):
+        for name, inner in value.items():
+            out.append({**value, name: None})
+            out += [{**value, name: changed} for changed in _variants(inner)[1:]]
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            out += [[*value[:index], changed, *value[index + 1 :]] for changed in _variants(inner)[1:]]
+    return out
+
+
+_DOCUMENTED_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    (SCHEMA, {"path": "a", "offset": 1, "since": "x", "mode": "a", "filter": {"min": 1.5, "tag": "t"}}),
+    (
+        {
+            "type": "object",
+            "properties": {"cfg": {"$ref": "#/$defs/cfg"}, "tree": {"$ref": "#node"}},
+            "$defs": {
+                "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                "node": {
+                    "$anchor": "node",
+                    "type": "object",
+                    "properties": {
+                        "label": {"type": "string"},
+                        "children": {"type": "array", "items": {"$ref": "#node"}},
+                    },
+                },
+            },
+        },
+        {"cfg": {"n": 1}, "tree": {"label": "a", "children": [{"label": "b", "children": []}]}},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {
+                "arr": {"type": "array", "items": _ITEM},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, _ITEM]},
+            },
+        },
+        {"arr": [{"k": "a", "n": 1}], "pair": ["x", {"k": "b", "n": 2}]},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {
+                "shape": {
+                    "anyOf": [
+                        {"type": "object", "properties": {"r": {"type": "number"}, "tag": {"type": "string"}}},
+                        {
+                            "type": "object",
+                            "properties": {"w": {"type": "number"}, "tag": {"type": ["string", "null"]}},
+                        },
+                    ]
+                }
+            },
+        },
+        {"shape": {"r": 1.5, "w": 2, "tag": "x"}},
+    ),
+    *_STRICT_CASES,
+]
+
+
+@pytest.mark.parametrize(("schema", "value"), _DOCUMENTED_CASES)
+def test_the_documented_schema_accepts_exactly_what_the_runtime_accepts_once_nulls_are_read_as_absent(
+    schema: dict[str, Any], value: dict[str, Any]
+) -> None:
+    documented = jsonschema.Draft202012Validator(accepting_dropped_nulls(schema))
+    contract = jsonschema.Draft202012Validator(schema)
+    plan = plan_for(schema)
+    assert plan is not None
+    variants = _variants(value)
+    assert len(variants) >= 2
+
+    for sent in variants:
+        assert documented.is_valid(sent) == contract.is_valid(drop_absent_nulls(plan, sent)), sent
+
+
+def test_an_optional_field_is_documented_as_its_schema_or_null_with_its_annotations_outside() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "max_words": {"type": "integer", "minimum": 1, "description": "At most.", "default": 9},
+            "since": {"type": ["string", "null"]},
+        },
+        "required": ["text"],
+    }
+    before = json.dumps(schema)
+
+    documented = accepting_dropped_nulls(schema)
+
+    assert documented["properties"] == {
+        "text": {"type": "string"},
+        "max_words": {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}],
+            "description": "At most.",
+            "default": 9,
+        },
+        "since": {"type": ["string", "null"]},
+    }
+    assert json.dumps(schema) == before  # a copy: the contract's schema is left as it was
