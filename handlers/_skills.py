@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import unicodedata
 from typing import Final
 
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.files.access import Directory, FileAccessError
 from toolproof.runtime.files.workspace import symlink_policy
+from toolproof.runtime.skills.names import look_alike_winner, skill_name_problem
 from toolproof.runtime.skills.resources import Skills
 
 __all__ = ["is_plain_skill_name", "open_skill"]
@@ -37,15 +40,34 @@ def open_skill(ctx: ToolContext, name: str) -> Directory | None:
         FileAccessError: ``outside_root`` when the skill folder links out of its skills folder;
             ``permission_denied`` when it cannot be opened.
     """
+    if skill_name_problem(name) is not None:  # a name the catalog skips is no skill here either
+        return None
+    plain = name.isascii() or unicodedata.is_normalized("NFC", name)
     for folder in ctx.need(Skills).folders:
         try:
             skills = Directory.open(folder)
         except FileAccessError:
             continue
         with skills:
+            if not plain and _look_alike(skills, name) not in (None, name):
+                return None  # another spelling of the same name stands for it, as in the catalog
             try:
                 return skills.open_dir(name, symlinks=symlink_policy(ctx))
             except FileAccessError as exc:
                 if exc.reason in _REFUSED:
                     raise
+            if not name.isascii() and _look_alike(skills, name) is not None:
+                return None  # this folder has the name in another spelling: it shadows later folders
     return None
+
+
+def _look_alike(skills: Directory, name: str) -> str | None:
+    """The entry of ``skills`` that stands for the names that look like ``name`` (``look_alike_winner``), or None.
+
+    Asked only for a name outside ASCII, the one kind that has look-alikes a folder lists apart.
+    """
+    try:
+        entries = os.listdir(skills.fd)
+    except OSError:
+        return None
+    return look_alike_winner(name, entries)

@@ -10,8 +10,15 @@ from typing import Final
 from toolproof.generated import file_read as contract
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import MAX_RESULT_BYTES
-from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError
-from toolproof.runtime.files.access import MAX_PATH_CHARS, Directory, FileAccessError, NotRegularKind, Reason
+from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError, shown
+from toolproof.runtime.files.access import (
+    MAX_PATH_CHARS,
+    Directory,
+    FileAccessError,
+    NotRegularKind,
+    Reason,
+    names_folder,
+)
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines
 from toolproof.runtime.files.workspace import Workspace
@@ -61,8 +68,8 @@ def _relative(path: str, allowed: Workspace) -> tuple[str, list[str] | None]:
     the caller chose: the part below the workspace, never the host's own
     workspace path, which may hold a ``~`` or a ``$(`` of its own.
     """
-    if len(path) > MAX_PATH_CHARS:
-        raise contract.invalid_path()  # refused before any open, as the design's validation refuses
+    if len(path) > MAX_PATH_CHARS:  # refused before any open, as the design's validation refuses, with its reason
+        raise contract.read_failed(reason=f"the path is longer than {MAX_PATH_CHARS} characters")
     normal = path.replace("\\", "/")
     below: list[str] | None = None
     if normal.startswith("/"):
@@ -106,14 +113,14 @@ def _too_large(exc: FileAccessError, path: str) -> ToolError:
 
 
 _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] = {
-    "not_found": lambda exc, path: contract.file_not_found(path=path),
+    "not_found": lambda exc, path: contract.file_not_found(path=shown(path)),
     "outside_root": lambda exc, path: contract.outside_workspace(),
     "symlink": lambda exc, path: contract.outside_workspace(),
     "invalid_path": lambda exc, path: contract.read_failed(reason=exc.detail),  # a name too long for the disk
-    "permission_denied": lambda exc, path: contract.access_denied(path=path),
-    "hardlink": lambda exc, path: contract.access_denied(path=path),
+    "permission_denied": lambda exc, path: contract.access_denied(path=shown(path)),
+    "hardlink": lambda exc, path: contract.read_failed(reason=exc.detail),  # policy, not permission: say which
     "too_large": _too_large,
-    "not_regular": lambda exc, path: contract.not_a_file(path=path, kind=_KINDS[exc.kind or "other"]),
+    "not_regular": lambda exc, path: contract.not_a_file(path=shown(path), kind=_KINDS[exc.kind or "other"]),
 }
 """The error for each reason the file layer gives; any other is ``read_failed`` with its detail."""
 
@@ -129,7 +136,7 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
     try:
         with Directory.open(allowed.roots[0]) as workspace:
             if below is not None:  # spelled from the real path, so the walk checks again that it is beneath
-                target = "/".join([workspace.real.rstrip("/"), *below]) or "/"
+                target = "/".join([workspace.real.rstrip("/"), *below, *([""] if names_folder(path) else [])]) or "/"
             return read_lines(
                 ctx,
                 workspace,

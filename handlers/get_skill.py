@@ -8,7 +8,7 @@ from typing import Final
 from toolproof.generated import get_skill as contract
 from toolproof.handlers._skills import is_plain_skill_name, open_skill
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError
+from toolproof.runtime.errors import ToolError, shown
 from toolproof.runtime.files.access import Directory, FileAccessError, Reason
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import TextFile, read_text
@@ -22,14 +22,17 @@ MAX_BYTES: Final = 1024 * 1024
 """1 MB, read as 1 MiB: a SKILL.MD of exactly 1,048,576 bytes is read."""
 
 
-_REFUSALS: Final[Mapping[Reason, Callable[..., ToolError]]] = {
-    "permission_denied": contract.permission_denied,
-    "hardlink": contract.permission_denied,
-    "too_large": contract.too_large,
-    "outside_root": contract.outside_skills_folder,
-    "symlink": contract.outside_skills_folder,
+_REFUSALS: Final[Mapping[Reason, Callable[[str, FileAccessError], ToolError]]] = {
+    "permission_denied": lambda name, exc: contract.permission_denied(skill_name=name),
+    "too_large": lambda name, exc: contract.too_large(skill_name=name),
+    "outside_root": lambda name, exc: contract.outside_skills_folder(skill_name=name),
+    "symlink": lambda name, exc: contract.outside_skills_folder(skill_name=name),
+    "not_regular": lambda name, exc: contract.not_a_file(skill_name=name),
 }
-"""The error for each reason the file layer gives (called with ``skill_name=``); any other is ``not_a_file``."""
+"""The error for each reason the file layer gives (skill name, error); any other is ``unreadable`` with its detail.
+
+A hard link is one of those others: the host refuses it by policy, which is no permission problem.
+"""
 
 
 def _open_skill(ctx: ToolContext, name: str) -> Directory:
@@ -37,10 +40,10 @@ def _open_skill(ctx: ToolContext, name: str) -> Directory:
         skill = open_skill(ctx, name)
     except FileAccessError as exc:
         if exc.reason == "permission_denied":
-            raise contract.permission_denied(skill_name=name) from None
-        raise contract.outside_skills_folder(skill_name=name) from None
+            raise contract.permission_denied(skill_name=shown(name)) from None
+        raise contract.outside_skills_folder(skill_name=shown(name)) from None
     if skill is None:
-        raise contract.skill_not_found(skill_name=name)
+        raise contract.skill_not_found(skill_name=shown(name))
     return skill
 
 
@@ -74,10 +77,13 @@ def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
         except FileAccessError as exc:
             if exc.reason == "not_found":
                 continue
-            raise _REFUSALS.get(exc.reason, contract.not_a_file)(skill_name=name) from None
+            refusal = _REFUSALS.get(exc.reason)
+            if refusal is None:
+                raise contract.unreadable(skill_name=shown(name), reason=exc.detail) from None
+            raise refusal(shown(name), exc) from None
         except DecodeError:
-            raise contract.invalid_utf8(skill_name=name) from None
-    raise contract.skill_md_not_found(skill_name=name)
+            raise contract.invalid_utf8(skill_name=shown(name)) from None
+    raise contract.skill_md_not_found(skill_name=shown(name))
 
 
 def _broken_rule(name: str) -> str:
@@ -95,7 +101,7 @@ def handle(args: contract.GetSkillInput, ctx: ToolContext) -> contract.GetSkillO
     """Read ``{skills_folder}/{skill_name}/SKILL.MD`` as UTF-8 text."""
     name = args["skill_name"]
     if not is_plain_skill_name(name):
-        raise contract.invalid_skill_name(skill_name=name, rule=_broken_rule(name))
+        raise contract.invalid_skill_name(skill_name=shown(name), rule=_broken_rule(name))
     with _open_skill(ctx, name) as skill:
         text = _read(ctx, skill, name)
     return {"skill_name": name, "documentation": text.decoded.text}

@@ -13,8 +13,15 @@ from typing import Final, Protocol
 
 from toolproof.generated import read_file as contract
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError
-from toolproof.runtime.files.access import Directory, FileAccessError, NotRegularKind, Reason, split_user_path
+from toolproof.runtime.errors import ToolError, shown
+from toolproof.runtime.files.access import (
+    Directory,
+    FileAccessError,
+    NotRegularKind,
+    Reason,
+    names_folder,
+    split_user_path,
+)
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import LineWindow, read_lines, window_from_text
 from toolproof.runtime.files.workspace import Workspace, symlink_policy
@@ -49,7 +56,7 @@ def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, list[st
     if is_abs:
         found = workspace.locate(parts)
         if found is None:
-            raise contract.outside_allowed(path=path)
+            raise contract.outside_allowed(path=shown(path))
         return found[0], found[1], []
     if cwd is None:
         if len(roots) > 1:
@@ -59,15 +66,15 @@ def _locate(ctx: ToolContext, path: str, cwd: str | None) -> tuple[Path, list[st
         cwd_abs, cwd_parts = split_user_path(cwd, literal_tilde=True)
     except FileAccessError as exc:
         if exc.reason == "invalid_path":
-            raise contract.read_failed(path=path, reason=f"cwd is not a valid path: {exc.detail}") from None
-        raise contract.cwd_not_allowed(cwd=cwd) from None
+            raise contract.read_failed(path=shown(path), reason=f"cwd is not a valid path: {exc.detail}") from None
+        raise contract.cwd_not_allowed(cwd=shown(cwd)) from None
     if not cwd_abs:
         if len(roots) > 1:
-            raise contract.cwd_not_allowed(cwd=cwd)
+            raise contract.cwd_not_allowed(cwd=shown(cwd))
         return roots[0], [*cwd_parts, *parts], cwd_parts
     found = workspace.locate(cwd_parts)
     if found is None:
-        raise contract.cwd_not_allowed(cwd=cwd)
+        raise contract.cwd_not_allowed(cwd=shown(cwd))
     root, below = found
     return root, [*below, *parts], below
 
@@ -92,13 +99,15 @@ def _cwd_fault(ctx: ToolContext, directory: Directory, path: str, cwd: str, cwd_
             return None
     except FileAccessError as exc:
         if exc.reason in ("outside_root", "symlink"):
-            return contract.cwd_not_allowed(cwd=cwd)
+            return contract.cwd_not_allowed(cwd=shown(cwd))
         reasons = {
-            "not_found": f"cwd '{cwd}' does not exist",
-            "not_directory": f"cwd '{cwd}' is not a folder",
+            "not_found": f"cwd '{shown(cwd)}' does not exist",
+            "not_directory": f"cwd '{shown(cwd)}' is not a folder",
             "invalid_path": f"cwd is not a valid path: {exc.detail}",
         }
-        return contract.read_failed(path=path, reason=reasons.get(exc.reason, f"cwd '{cwd}': {exc.detail}"))
+        return contract.read_failed(
+            path=shown(path), reason=reasons.get(exc.reason, f"cwd '{shown(cwd)}': {exc.detail}")
+        )
 
 
 class _PathError(Protocol):
@@ -116,21 +125,21 @@ _NOT_REGULAR: Final[Mapping[NotRegularKind, _PathError]] = {
 """The error for each kind of path that is not a regular file."""
 
 _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] = {
-    "outside_root": lambda exc, path: contract.outside_allowed(path=path),
-    "symlink": lambda exc, path: contract.outside_allowed(path=path),
-    "invalid_path": lambda exc, path: contract.read_failed(path=path, reason=exc.detail),
-    "not_found": lambda exc, path: contract.not_found(path=path),
-    "not_regular": lambda exc, path: _NOT_REGULAR[exc.kind or "other"](path=path),
-    "too_large": lambda exc, path: contract.too_large(path=path),
-    "permission_denied": lambda exc, path: contract.permission_denied(path=path),
-    "hardlink": lambda exc, path: contract.permission_denied(path=path),
+    "outside_root": lambda exc, path: contract.outside_allowed(path=shown(path)),
+    "symlink": lambda exc, path: contract.outside_allowed(path=shown(path)),
+    "invalid_path": lambda exc, path: contract.read_failed(path=shown(path), reason=exc.detail),
+    "not_found": lambda exc, path: contract.not_found(path=shown(path)),
+    "not_regular": lambda exc, path: _NOT_REGULAR[exc.kind or "other"](path=shown(path)),
+    "too_large": lambda exc, path: contract.too_large(path=shown(path)),
+    "permission_denied": lambda exc, path: contract.permission_denied(path=shown(path)),
+    "hardlink": lambda exc, path: contract.read_failed(path=shown(path), reason=exc.detail),
 }
 """The error for each reason the file layer gives; any other is ``read_failed`` with its detail."""
 
 
 def _refused(exc: FileAccessError, path: str) -> ToolError:
     refusal = _REFUSALS.get(exc.reason)
-    return refusal(exc, path) if refusal else contract.read_failed(path=path, reason=exc.detail)
+    return refusal(exc, path) if refusal else contract.read_failed(path=shown(path), reason=exc.detail)
 
 
 def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int) -> LineWindow:
@@ -141,7 +150,7 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
                 return read_lines(
                     ctx,
                     directory,
-                    _beneath(directory, parts),
+                    _beneath(directory, parts) + ("/" if names_folder(path) else ""),
                     start=offset,
                     limit=limit,
                     max_bytes=MAX_FILE_BYTES,
@@ -159,13 +168,13 @@ def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int)
         raise _refused(exc, path) from None
     except DecodeError as exc:
         if exc.reason == "binary":
-            raise contract.binary(path=path) from None
-        raise contract.not_utf8(path=path) from None
+            raise contract.binary(path=shown(path)) from None
+        raise contract.not_utf8(path=shown(path)) from None
 
 
 def _check_offset(offset: int, path: str, total: int) -> None:
     if offset > max(total, 1):
-        raise contract.offset_out_of_range(offset=offset, path=path, total_lines=total)
+        raise contract.offset_out_of_range(offset=offset, path=shown(path), total_lines=total)
 
 
 def _numbered(lines: list[str], offset: int) -> str:
@@ -192,7 +201,7 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
                 raise contract.skill_token_invalid()
     if path.startswith(BUILTIN_SCHEME):
         if document is None:  # only the gated SKILL.md is served
-            raise contract.outside_allowed(path=path)
+            raise contract.outside_allowed(path=shown(path))
         lines, total = window_from_text(document, offset, limit)
         _check_offset(offset, path, total)
         resolved, count, cut = path, len(lines), False

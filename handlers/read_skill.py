@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from toolproof.generated import read_skill as contract
@@ -10,11 +11,14 @@ from toolproof.runtime.files.access import Directory, FileAccessError
 from toolproof.runtime.files.decoding import DecodeError
 from toolproof.runtime.files.reading import read_text
 from toolproof.runtime.files.workspace import symlink_policy
+from toolproof.runtime.printable import printable
 from toolproof.runtime.skills.catalog import MAX_SKILL_BYTES, SKILL_FILES
 from toolproof.runtime.skills.frontmatter import strip_frontmatter
 from toolproof.runtime.skills.resources import Skills
 
 __all__ = ["handle"]
+
+_log = logging.getLogger("toolproof.skills")
 
 
 def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkillOutput:
@@ -24,10 +28,14 @@ def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkil
     if skill is None:
         raise contract.skill_not_found(skill_name=name)
     try:
-        with (
-            Directory.open(Path(skill.folder)) as folder,
-            folder.open_dir(name, symlinks=symlink_policy(ctx)) as skill_dir,
-        ):
+        folder = Directory.open(Path(skill.folder))
+    except FileAccessError as exc:
+        # The skills folder itself is gone, or now leads elsewhere: the operator's to fix, in the log (host paths
+        # and all); the model reads what get_skill and read_file_in_skill say then.
+        _log.warning("read_skill: skills folder %s: %s", printable(skill.folder), printable(exc.detail))
+        raise contract.skill_not_found(skill_name=name) from None
+    try:
+        with folder, folder.open_dir(name, symlinks=symlink_policy(ctx)) as skill_dir:
             for file_name in SKILL_FILES:
                 try:
                     text = read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)

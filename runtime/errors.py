@@ -26,6 +26,7 @@ from typing import Final
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_ARGUMENTS",
+    "MAX_SHOWN_CHARS",
     "RESPONSE_TOO_LARGE",
     "STANDARD_ERRORS",
     "TIMED_OUT",
@@ -35,6 +36,7 @@ __all__ = [
     "ToolError",
     "ToolproofError",
     "http_status",
+    "shown",
 ]
 
 INVALID_ARGUMENTS: Final = "invalid_arguments"
@@ -81,6 +83,26 @@ STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
     ),
 }
 """Codes every contract inherits, with their message templates."""
+
+
+MAX_SHOWN_CHARS: Final = 256
+"""The longest argument value an error message echoes whole: past it, its first characters and ``...``.
+
+A file or folder name is at most 255 bytes on common file systems, so any one
+name is echoed whole; only a longer path or a made-up value is clipped. The
+model wrote the value and can see it in its own call: an error need not hand
+back 100 KB of it.
+"""
+
+
+def shown(value: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` as an error message echoes it: whole, or clipped to ``limit`` characters ending in ``...``.
+
+    Handlers pass every argument they echo through this before it becomes an
+    error's param, so the message, the text and any ``render.error_output``
+    built from the params stay small whatever the caller sent.
+    """
+    return value if len(value) <= limit else value[: limit - 3] + "..."
 
 
 _FORBIDDEN_WORDS: Final = ("permission", "denied", "outside", "traversal", "token")

@@ -16,6 +16,7 @@ from toolproof.runtime.files.access import (
     OpenFile,
     Reason,
     SymlinkPolicy,
+    names_folder,
     split_user_path,
 )
 from toolproof.runtime.files.decoding import Decoded, DecodeError, decode
@@ -44,6 +45,7 @@ __all__ = [
     "TextFile",
     "decode",
     "hardlink_policy",
+    "names_folder",
     "read_lines",
     "read_text",
     "split_user_path",

@@ -61,6 +61,7 @@ __all__ = [
     "OpenFile",
     "Reason",
     "SymlinkPolicy",
+    "names_folder",
     "split_user_path",
 ]
 
@@ -106,6 +107,8 @@ _KIND_WORDS: Final[Mapping[NotRegularKind, str]] = {
     "other": "a special file",
 }
 
+_FOLDER_ENDS: Final = ("/", "\\", "/.", "\\.")
+"""How a path that names a folder, never a file, ends."""
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -199,6 +202,15 @@ def split_user_path(
         raise FileAccessError("outside_root", user_path, "drive letters are outside the allowed folder")
     absolute = path.startswith("/")
     return absolute, [part for part in path.split("/") if part and part != "."]
+
+
+def names_folder(user_path: str) -> bool:
+    """Whether a path is written to name a folder, never a file: it ends with a separator, or with ``/.``.
+
+    ``split_user_path`` drops that ending with the empty and ``.`` components; a
+    caller that rebuilds a path from the components puts a ``/`` back after them.
+    """
+    return user_path.endswith(_FOLDER_ENDS)
 
 
 def _relative_to_root(parts: list[str], root_parts: list[str]) -> list[str] | None:
@@ -445,6 +457,8 @@ class Directory:
         elif len(user_path) > MAX_PATH_CHARS:  # a relative path where an absolute one was allowed
             detail = f"the path is longer than {MAX_PATH_CHARS} characters"
             raise FileAccessError("invalid_path", user_path, detail)
+        # "x/" and "x/." name a folder, as POSIX reads them: a file there is refused, as open(2) refuses it.
+        folder_only = not want_dir and names_folder(user_path)
         trail = _Trail(self.fd, user_path)
         pending = deque(parts)
         hops = 0
@@ -461,10 +475,15 @@ class Directory:
                 here = trail.here()
                 trail.step()
                 try:
-                    fd = os.open(name, _DIR_FLAGS if (want_dir or not last) else _FILE_FLAGS, dir_fd=here)
+                    fd = os.open(
+                        name, _DIR_FLAGS if (want_dir or folder_only or not last) else _FILE_FLAGS, dir_fd=here
+                    )
                 except OSError as exc:
                     link = self._symlink_target(exc, name, here, user_path, symlinks)
                     if link is None:
+                        if last and folder_only and exc.errno == errno.ENOTDIR:
+                            detail = "the path ends with '/', which names a folder, but it names a file"
+                            raise FileAccessError("not_found", user_path, detail) from None
                         if exc.errno == errno.ELOOP and retries < _MAX_RETRIES:
                             # It was a link when opened and is none now: swapped under us; look again.
                             retries += 1

@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +33,9 @@ from typing import Final, Literal
 from toolproof.runtime.files.access import Directory, FileAccessError, HardlinkPolicy, SymlinkPolicy
 from toolproof.runtime.files.decoding import DecodeError, decode
 from toolproof.runtime.logs import log_failure
-from toolproof.runtime.printable import is_printable, one_line, printable
+from toolproof.runtime.printable import one_line, printable
 from toolproof.runtime.skills.frontmatter import parse_skill
+from toolproof.runtime.skills.names import look_alike_key, look_alike_winners, skill_name_problem
 
 __all__ = [
     "ENUM_FALLBACK",
@@ -60,8 +62,6 @@ MIN_SUMMARY_BUDGET: Final = 400
 MAX_SKILL_BYTES: Final = 1024 * 1024
 MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
-_NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
-"""What ``os.listdir`` makes of bytes that are not UTF-8 (surrogate escapes)."""
 _SPEC_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 ENUM_FALLBACK: Final = ("data_analysis",)
 """The skill-name enum when no skill is found (read_skill's document): a schema with an empty enum is refused."""
@@ -145,17 +145,11 @@ def spec_spelling(name: str) -> str | None:
     """How the Agent Skills spec would write ``name`` (lowercase, single hyphens), or None if it already does."""
     if _SPEC_NAME.fullmatch(name):
         return None
-    spelled = "-".join(part for part in re.split(r"[^a-z0-9]+", name.lower()) if part)
+    # Accents are dropped from their letters, not with them: 'café' is 'cafe' in either Unicode spelling.
+    if not name.isascii():
+        name = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    spelled = "-".join(part for part in re.split(r"[^a-z0-9]+", name.casefold()) if part)
     return spelled or None
-
-
-def _name_problem(name: str) -> str | None:
-    """Why a folder name cannot be a skill's name, or None when it can."""
-    if _NOT_UTF8.search(name):
-        return "its name is not valid UTF-8"
-    if not is_printable(name):
-        return "its name holds line breaks, control or bidi characters, or a backslash"
-    return None
 
 
 @dataclass(slots=True)
@@ -165,6 +159,8 @@ class SkillCatalog:
     skills: dict[str, Skill] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     _builtin_notes: set[str] = field(default_factory=set, repr=False)
+    _by_look: dict[str, str] = field(default_factory=dict, repr=False)
+    """The name of the skill kept for each look-alike key (``look_alike_key``)."""
 
     @classmethod
     def discover(cls, folders: Iterable[str | Path], *, builtin: Path | None = None, log: bool = True) -> SkillCatalog:
@@ -203,8 +199,16 @@ class SkillCatalog:
                     f"skills folder {folder}: only the first {MAX_ENTRIES} of {len(entries)} entries scanned"
                 )
                 entries = entries[:MAX_ENTRIES]
+            winners = look_alike_winners(entries)
             for name in entries:
                 if name.startswith(".") or name in _SKIPPED:
+                    continue
+                winner = winners.get(look_alike_key(name), name) if winners else name
+                if winner != name:
+                    self.notes.append(
+                        f"skill folder '{_code_points(name)}' in {folder} skipped: its name is the same in Unicode"
+                        f" NFC as '{_code_points(winner)}', which is used"
+                    )
                     continue
                 try:
                     self._scan_entry(root, folder, name, source)
@@ -213,7 +217,7 @@ class SkillCatalog:
                     self.notes.append(f"skill '{name}' skipped: it could not be read ({type(exc).__name__})")
 
     def _scan_entry(self, root: Directory, folder: Path, name: str, source: Source) -> None:
-        problem = _name_problem(name)
+        problem = skill_name_problem(name)
         if problem is not None:
             self.notes.append(f"skill folder '{name}' in {folder} skipped: {problem}")
             return
@@ -235,13 +239,19 @@ class SkillCatalog:
 
     def _add(self, name: str, text: str, source: Source, folder: str) -> None:
         document = parse_skill(text, name)
-        previous = self.skills.get(name)
+        key = look_alike_key(name)
+        previous = self.skills.get(self._by_look.get(key, name))
         if previous is not None:
             if previous.source == "builtin" and source == "workspace":
                 self.notes.append(f"skill '{name}' in {folder} overrides the built-in skill")
+                del self.skills[previous.name]
             else:
-                self.notes.append(f"skill '{name}' in {folder} is shadowed by the one in {previous.folder}")
+                self.notes.append(
+                    f"skill '{name}' in {folder} is shadowed by the one in {previous.folder}"
+                    + (f" named '{previous.name}', which looks the same" if previous.name != name else "")
+                )
                 return
+        self._by_look[key] = name
         problems = document.problems
         spelled = spec_spelling(name)
         if spelled is not None and spelled != name:  # reported, not refused: the folder's name is the skill's
@@ -360,6 +370,11 @@ class SkillCatalog:
     def identity(tool: str = "read_skill") -> str:
         """The identity guideline of read_skill's document (section 2.2), naming ``tool``."""
         return IDENTITY_GUIDELINE.format(tool=tool)
+
+
+def _code_points(name: str) -> str:
+    """``name`` with each character outside ASCII as its code point (``cafe<U+0301>``), so look-alikes read apart."""
+    return "".join(c if c.isascii() else f"<U+{ord(c):04X}>" for c in name)
 
 
 def _count_line(count: int) -> str:

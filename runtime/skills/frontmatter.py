@@ -248,6 +248,8 @@ def parse_skill(text: str, folder: str) -> SkillDocument:
             problems.append("the frontmatter is not a mapping of fields")
     elif overflow is not None:
         problems.append(_overflow(overflow))
+    elif _OPEN.match(text, 1 if text.startswith("\ufeff") else 0) is not None:
+        problems.append("the frontmatter is never closed: end its '---' block with a line that is exactly '---'")
     else:
         problems.append("no frontmatter: the file must start with a '---' block holding name and description")
     problems.extend(spec_problems(fields, folder))

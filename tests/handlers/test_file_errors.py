@@ -90,7 +90,9 @@ def test_each_kind_gets_its_error(
     assert aintern.value.message == file_read_message
 
 
-def test_a_hard_link_refusal_is_a_permission_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hard_link_refusal_gives_its_own_reason_not_a_permission_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     exc = FileAccessError("hardlink", "p", "the file has 2 names (hard links)")
     monkeypatch.setattr(read_file, "read_lines", _raising(exc))
     monkeypatch.setattr(file_read, "read_lines", _raising(exc))
@@ -100,4 +102,6 @@ def test_a_hard_link_refusal_is_a_permission_refusal(tmp_path: Path, monkeypatch
     with pytest.raises(ToolError) as aintern:
         file_read._read(_ctx("file-read", tmp_path), {"path": "p"}, 1, 10)
 
-    assert (gateway.value.code, aintern.value.code) == ("permission_denied", "access_denied")
+    assert (gateway.value.code, aintern.value.code) == ("read_failed", "read_failed")
+    assert gateway.value.message == "Cannot read p: the file has 2 names (hard links)"
+    assert aintern.value.message == "Failed to read file: the file has 2 names (hard links)"

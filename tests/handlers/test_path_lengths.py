@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.handlers.host import Host, error_of, open_host
+from toolproof.runtime.errors import shown
 from toolproof.runtime.files.access import MAX_PATH_CHARS
 
 DEPTH = 2040
@@ -83,7 +84,7 @@ def test_read_file_still_refuses_a_path_the_caller_wrote_too_long(host: Host) ->
 
     assert (code, message) == (
         "read_failed",
-        f"Cannot read {path}: the path is longer than {MAX_PATH_CHARS} characters",
+        f"Cannot read {shown(path)}: the path is longer than {MAX_PATH_CHARS} characters",
     )
 
 

@@ -27,6 +27,7 @@ def _skill(folder: Path, name: str, description: str) -> None:
 # --- The frontmatter is sought within a bound, and the body is not cut out at discovery. -----------------------
 
 _FENCE = re.compile(r"^---[ \t]*$")
+NEVER_CLOSED = "the frontmatter is never closed: end its '---' block with a line that is exactly '---'"
 _CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
 
@@ -59,7 +60,10 @@ def test_a_small_skill_md_splits_as_the_unbounded_line_by_line_reading_split_it(
 
     assert document.body == body.lstrip("\n")
     assert strip_frontmatter(text) == (body.lstrip("\n") if head is not None else body)
-    if head is None:
+    opened = _FENCE.match(text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")[0])
+    if head is None and opened:  # a block that starts and never closes is told so, not that there is none
+        assert NEVER_CLOSED in document.problems
+    elif head is None:
         assert (
             "no frontmatter: the file must start with a '---' block holding name and description" in document.problems
         )
@@ -113,10 +117,10 @@ def test_a_closing_line_whose_blanks_reach_past_the_bound_still_closes_the_block
     assert document.body == "Body\n"
 
 
-def test_an_unclosed_block_ending_within_the_bound_is_no_frontmatter_as_before() -> None:
+def test_an_unclosed_block_ending_within_the_bound_is_told_as_never_closed() -> None:
     document = parse_skill("---\nname: x\ndescription: d\n", "x")
 
-    assert document.problems[0].startswith("no frontmatter")
+    assert document.problems[0] == NEVER_CLOSED
     assert document.body == "---\nname: x\ndescription: d\n"
 
 
