@@ -5,8 +5,10 @@ model reads, or a catalogued error. Nothing a caller sends, and nothing a
 handler raises, escapes as an exception.
 
 Every result can be written by every transport: arguments holding a lone
-surrogate (text UTF-8 cannot carry) are refused as ``invalid_arguments`` naming
-where; a lone surrogate that a handler puts in its output, a message or a text
+surrogate (text UTF-8 cannot carry), or valid JSON beyond what the reader holds
+(an integer of more than 4300 digits, a number beyond a float's range, nesting
+deeper than 1024; see ``result.json_value``), are refused as
+``invalid_arguments`` naming where; a lone surrogate that a handler puts in its output, a message or a text
 (a file name read from disk, say) becomes U+FFFD; an output that is not JSON at
 all is ``internal_error``; and a result larger than ``max_result_bytes`` is
 ``response_too_large``, so no host is handed more than it can send.
@@ -48,12 +50,20 @@ from toolproof.runtime.logs import log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
 from toolproof.runtime.printable import encodable, encodable_json, printable, printable_block
 from toolproof.runtime.registry import BoundTool, bind
-from toolproof.runtime.result import ErrorInfo, ToolResult, json_bytes, json_size, json_value
+from toolproof.runtime.result import (
+    ErrorInfo,
+    JsonBeyondLimits,
+    ToolResult,
+    Unreadable,
+    json_bytes,
+    json_size,
+    json_value,
+)
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.template import Template
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
-__all__ = ["MAX_ARGUMENT_BYTES", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
+__all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
 
 _log = logging.getLogger("toolproof.dispatch")
 
@@ -90,31 +100,46 @@ def _key_path(path: str, key: str) -> str:
     return f"{path}['{quoted}']"
 
 
-def _lone_surrogate(value: Any, path: str = "$") -> str | None:
-    """Where in ``value`` a string (or a property name) holds a lone surrogate, as a message; None if nowhere."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        if found is None:
-            return None
-        where = f"{printable(found.group())} at character {found.start()}"
-        return f"{path}: holds a lone surrogate ({where}), which is not text"
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(key, str) and _SURROGATE.search(key) is not None:
-                return f"{_key_path(path, key)}: the property name holds a lone surrogate, which is not text"
-            problem = _lone_surrogate(item, _key_path(path, str(key)))
-            if problem is not None:
-                return problem
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            problem = _lone_surrogate(item, f"{path}[{index}]")
-            if problem is not None:
-                return problem
+_LONG_PATH = 200
+"""A path longer than this is named by its first step in a message (nesting 1000 deep is not worth spelling out)."""
+MAX_ARGUMENT_DEPTH = 512
+"""Arguments nested deeper are refused: validators (and their explanations) recurse, and would fail at ~1000."""
+
+
+def _unwritable(value: Any) -> str | None:
+    """Where in ``value`` a string (or a property name) holds a lone surrogate, or JSON too large was, as a message.
+
+    None if nowhere. An ``Unreadable`` is what a transport's reader put in place of valid JSON beyond its
+    bounds (``toolproof.runtime.result``): a number too long or too large, nesting too deep. Nesting deeper
+    than ``MAX_ARGUMENT_DEPTH`` is refused too. A loop, not a recursion: a transport reads nesting 1024 deep.
+    """
+    # (value, its depth, its path, its path's first step, the property name it is under or None), in document order
+    todo: list[tuple[Any, int, str, str, Any]] = [(value, 0, "$", "$", None)]
+    while todo:
+        item, depth, path, top, key = todo.pop()
+        shown = path if len(path) <= _LONG_PATH else top
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"{top}: nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+        if isinstance(key, str) and _SURROGATE.search(key) is not None:
+            return f"{shown}: the property name holds a lone surrogate, which is not text; send valid Unicode text"
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found is not None:
+                where = f"{printable(found.group())} at character {found.start()}"
+                return f"{shown}: holds a lone surrogate ({where}), which is not text; send valid Unicode text"
+        elif isinstance(item, Unreadable):
+            return f"{shown}: {item.what}"
+        elif isinstance(item, Mapping):
+            steps = [(v, _key_path(path, str(k)), k) for k, v in item.items()]
+            todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
+        elif isinstance(item, list | tuple):
+            steps = [(v, f"{path}[{index}]", None) for index, v in enumerate(item)]
+            todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
     return None
 
 
 def _text_only(value: Any) -> Any:
-    """``value`` unchanged, after making sure no string in it holds a lone surrogate.
+    """``value`` unchanged, after making sure no string in it holds a lone surrogate, and nothing is ``Unreadable``.
 
     Raises:
         _BadArguments: one does; the message names where.
@@ -124,12 +149,9 @@ def _text_only(value: Any) -> Any:
         return value
     except orjson.JSONEncodeError:
         pass
-    try:
-        problem = _lone_surrogate(value)
-    except RecursionError:
-        raise _BadArguments("$: arguments are nested too deeply") from None
+    problem = _unwritable(value)
     if problem is not None:
-        raise _BadArguments(problem + "; send valid Unicode text")
+        raise _BadArguments(problem)
     return value
 
 
@@ -154,8 +176,8 @@ def _parse(arguments: str | bytes | Mapping[str, Any] | None, limit: int) -> Any
         raise _BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
     try:
         parsed = json_value(arguments)
-    except RecursionError:
-        raise _BadArguments("$: arguments are nested too deeply") from None
+    except JsonBeyondLimits as exc:  # valid JSON, a number too large or nesting too deep: _text_only names where
+        parsed = exc.value
     except ValueError as exc:
         raise _BadArguments(f"$: arguments are not valid JSON ({exc})") from None
     return _text_only(parsed)

@@ -5,7 +5,7 @@ the tool's output, or the catalogued error as ``{code, message, hint}`` (and
 ``output``, the object the contract's ``render.error_output`` builds) under
 the status its contract gives it (400 when the body is not a JSON object, 422
 when it breaks the input schema). The body is read as every transport reads
-arguments (``json_value``: integers of any size exact, no NaN or infinity, a
+arguments (``json_value``: integers of up to 4300 digits exact, no NaN or infinity, a
 byte order mark ignored as on ``/mcp``), and what is wrong with it is worded
 by the runtime, as for the CLI and MCP. ``GET /openapi.json`` serves the document ``make gen``
 wrote, with the input schemas this runtime serves (dynamic enums included). The

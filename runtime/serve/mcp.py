@@ -12,8 +12,11 @@ deterministic order (sorted by name); ``tools/call`` answers tool errors as
 results with ``isError`` and the catalogued code (and the contract's error
 object, never ``structuredContent``, which clients hold to the tool's
 ``outputSchema``) in ``_meta``; unknown tools, unknown methods and malformed
-messages get JSON-RPC errors. Each connection is
-one session, so the skill gate binds tokens to it.
+messages get JSON-RPC errors: params that are not an object (null included)
+and an ``initialize`` without its protocolVersion, capabilities and clientInfo
+are Invalid Params; an object that is no request, notification or response is
+an Invalid Request. ``tools/list`` sends every tool in one page, so any cursor
+is an invalid one (-32602). Each connection is one session, so the skill gate binds tokens to it.
 
 Before ``initialize`` has been answered only ``ping`` and ``server/discover``
 are served, and any request that carries the 2026-07-28 envelope (the
@@ -25,10 +28,18 @@ One protocol core serves both transports: ``McpServer.answer`` answers one
 decoded message; stdio (``serve_stdio``, here) and Streamable HTTP
 (``toolproof.runtime.serve.streamable``) only move bytes. A transport may tell
 ``answer`` which era a request belongs to (HTTP decides it from the
-``MCP-Protocol-Version`` header): a request known to be 2026-07-28 must carry
-the whole envelope (protocol version and client capabilities, else -32602),
-and the methods that revision removed (``initialize``, ``ping``,
-``logging/setLevel``) are not found there. Every 2026-07-28 result carries
+``MCP-Protocol-Version`` header); when it does not (stdio, HTTP without the
+header), a request whose ``_meta`` holds the version key is a 2026-07-28 one,
+as the official SDKs read it (the key exists only in that revision's envelope),
+``initialize`` excepted. A 2026-07-28 request must carry the whole envelope
+(protocol version and client capabilities, and a known logLevel if any, else
+-32602), and the methods that revision removed (``ping``,
+``logging/setLevel``) are not found there. An envelope naming another version
+gets -32022 whose ``supported`` lists the versions the envelope carries: a
+legacy revision named there is refused too, not served under the negotiated
+one, because the legacy revisions are negotiated by ``initialize`` and never
+named per request (a client retrying with a version from a list that held
+them would loop); the message says so. Every 2026-07-28 result carries
 ``resultType`` and the server's info in ``_meta``; cacheable ones (``server/discover``,
 ``tools/list``) carry ``ttlMs`` and ``cacheScope``. A server built with
 ``handshake=False`` (HTTP, which keeps no sessions) serves 2025 requests
@@ -37,13 +48,20 @@ without a prior ``initialize``, as stateless operation allows.
 Progress and log notifications a handler reports (``ToolContext.progress``,
 ``ToolContext.log``) reach the caller through the ``notify`` callback the
 transport passes to ``answer``: progress only when the request carried a
-``progressToken``, log messages only at or above the level the client asked for.
+``progressToken``, log messages only at or above the level the client asked for
+(``logging/setLevel`` on stdio; the ``_meta`` logLevel in 2026-07-28; on the
+stateless HTTP core, which cannot keep one client's level apart from another's,
+``STATELESS_LOG_LEVEL`` for every 2025 request). Once stdio reads
+``notifications/cancelled`` for a call, nothing more is sent for it.
 
 Request ids are strings or integers (JSON-RPC, MCP); a request with any other
-id is answered with Invalid Request and id null. Integers of any size stay
-exact both ways (the standard library reads and writes those orjson cannot),
-and no answer can stop the loop: one that cannot be encoded is replaced by a
-JSON-RPC internal error for its id.
+id is answered with Invalid Request and id null. Integers of up to 4,300
+digits (``result.MAX_INT_DIGITS``) stay exact both ways (the standard library
+reads and writes those orjson cannot). A line of valid JSON holding what no
+reader here holds (a longer integer, ``1e400``, nesting deeper than 1024) is
+still answered by its own id (``decode_message``): in a tool's arguments it is
+the tool's ``invalid_arguments`` naming where. No answer can stop the loop: one
+that cannot be encoded is replaced by a JSON-RPC internal error for its id.
 """
 
 from __future__ import annotations
@@ -54,6 +72,8 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any, BinaryIO, ClassVar, Final
 
 from toolproof import __version__
@@ -62,7 +82,7 @@ from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RegistryError
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import encodable_json, is_encodable, printable
-from toolproof.runtime.result import json_bytes, json_value
+from toolproof.runtime.result import JsonBeyondLimits, Unreadable, json_bytes, json_value
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
 
 __all__ = [
@@ -70,9 +90,11 @@ __all__ = [
     "HANDSHAKE_VERSIONS",
     "MAX_MESSAGE_BYTES",
     "MODERN_VERSIONS",
+    "STATELESS_LOG_LEVEL",
     "SUPPORTED_VERSIONS",
     "McpServer",
     "Notify",
+    "decode_message",
     "envelope_problem",
     "is_request_id",
     "serve_stdio",
@@ -102,6 +124,8 @@ HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION = -3202
 _VERSION_META = "io.modelcontextprotocol/protocolVersion"
 _CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 _LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+_NO_PARAMS: Final[Mapping[str, Any]] = MappingProxyType({})
+_NOT_A_MESSAGE: Final = "Invalid Request: neither a request, a notification nor a response"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 _BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
 """Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
@@ -109,6 +133,9 @@ _REMOVED_IN_2026: Final = frozenset({"initialize", "ping", "logging/setLevel"})
 """Methods a request known to be 2026-07-28 cannot call (that revision removed them)."""
 LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """MCP (syslog) log levels, least severe first."""
+STATELESS_LOG_LEVEL: Final = LOG_LEVELS[0]
+"""The level of a 2025 request's log messages on a stateless core, which cannot keep a client's ``setLevel``:
+every message, as the official SDKs send when a session set no level (2025: clients MAY set one)."""
 
 Notify = Callable[[Mapping[str, Any]], None]
 """Where a transport takes the notifications one request produces (progress, log messages)."""
@@ -211,8 +238,9 @@ class McpServer:
         self.handshake = handshake
         """Whether 2025 requests need ``initialize`` first (a stdio connection); False serves them statelessly."""
         self.protocol_version: str | None = None
-        self.log_level: str | None = None
-        """The level ``logging/setLevel`` asked for (2025 revisions); no log notifications until one is set."""
+        self.log_level: str | None = None if handshake else STATELESS_LOG_LEVEL
+        """The level of a 2025 request's log messages: what ``logging/setLevel`` asked for on this connection
+        (none until it is set); on a stateless core, ``STATELESS_LOG_LEVEL`` whatever any client asked."""
         self.notify: Notify | None = None
         """Where notifications go when ``answer`` is given no ``notify`` (a stdio connection's output)."""
         self._initialized = False
@@ -238,7 +266,8 @@ class McpServer:
         Args:
             message: the decoded JSON-RPC message.
             modern: True when the transport knows the request is 2026-07-28 (its envelope is then
-                required whole), False when it knows it is not; None lets the envelope decide.
+                required whole), False when it knows it is not; None lets the envelope decide (the
+                version key in ``_meta`` makes it one, but on ``initialize``).
             notify: takes the notifications the request produces before its answer.
             session: the session tool calls bind to (default: this server's).
         """
@@ -250,30 +279,36 @@ class McpServer:
         request_id = message.get("id")
         method = message.get("method")
         answer_id = request_id if is_request_id(request_id) else None
-        if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-            if "method" not in message and ("result" in message or "error" in message):
+        if "method" not in message:
+            if _is_response(message):
                 return None  # a response to a request we never send
+            return _error(answer_id, INVALID_REQUEST, _NOT_A_MESSAGE)
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
             return _error(answer_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
         if "id" not in message:
             return None  # a notification: initialized, cancelled, ...
         if answer_id is None:
+            if isinstance(request_id, Unreadable):  # valid JSON the reader would not hold, so it cannot be echoed
+                return _error(None, INVALID_REQUEST, f"Invalid Request: the request id is {request_id.what}")
             return _error(None, INVALID_REQUEST, "the request id must be a string or an integer")
-        params = message.get("params") or {}
-        if not isinstance(params, Mapping):
-            return _error(request_id, INVALID_PARAMS, "params must be an object")
+        params = message.get("params", _NO_PARAMS)
+        if not isinstance(params, Mapping):  # null, an array, a number...: MCP's params are an object
+            return _error(request_id, INVALID_PARAMS, "Invalid params: params must be an object")
         meta = _meta(params)
+        if modern is None:  # the version key exists only in the 2026-07-28 envelope: it makes a request one
+            modern = method != "initialize" and _VERSION_META in meta
         if modern:
-            problem = envelope_problem(params)
+            version = meta.get(_VERSION_META)
+            if isinstance(version, str) and version not in MODERN_VERSIONS:  # before the fields it may not know
+                return _unsupported_envelope(request_id, version)
+            problem = envelope_problem(params) or _level_problem(meta)
             if problem is not None:
                 return _error(request_id, INVALID_PARAMS, problem)
-        enveloped = modern is not False and method != "initialize" and _VERSION_META in meta
-        if enveloped and meta[_VERSION_META] not in MODERN_VERSIONS:
-            return _unsupported(request_id, meta[_VERSION_META])
         handler = self._methods.get(method)
         if handler is None or (modern and method in _REMOVED_IN_2026):
             return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         # 2026-07-28 has no handshake: each request says its version.
-        if not enveloped and method not in _BEFORE_INITIALIZE and self.handshake and not self.initialized:
+        if not modern and method not in _BEFORE_INITIALIZE and self.handshake and not self.initialized:
             return _error(
                 request_id,
                 INVALID_REQUEST,
@@ -281,12 +316,12 @@ class McpServer:
                 f"or carry _meta[{_VERSION_META!r}] (protocol {MODERN_VERSIONS[-1]})",
             )
         try:
-            request = _Request(request_id, params, notify or self.notify, session or self.session)
+            request = _Request(request_id, params, notify or self.notify, session or self.session, modern)
             answer = handler(self, request)
         except Exception:  # a bug of ours: answer, log, keep serving
             log_failure(_log, "MCP %s failed", printable(str(method)))
             return _error(request_id, INTERNAL_ERROR, "Internal error")
-        if enveloped and "result" in answer:
+        if modern and "result" in answer:
             result = answer["result"]
             result["resultType"] = "complete"
             result.setdefault("_meta", {}).setdefault(_SERVER_INFO_META, self._info)
@@ -334,7 +369,19 @@ class McpServer:
         return self._initialized
 
     def _initialize(self, request: _Request) -> dict[str, Any]:
-        asked = request.params.get("protocolVersion")
+        params = request.params
+        asked = params.get("protocolVersion")
+        missing = [
+            what
+            for what, ok in (
+                ("protocolVersion (a string)", isinstance(asked, str)),
+                ("capabilities (an object)", isinstance(params.get("capabilities"), Mapping)),
+                ("clientInfo (an object)", isinstance(params.get("clientInfo"), Mapping)),
+            )
+            if not ok
+        ]
+        if missing:
+            return _error(request.id, INVALID_PARAMS, f"Invalid params: initialize needs {', '.join(missing)}")
         version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
         if self.handshake:  # a stateless server keeps nothing between requests
             self.protocol_version = version
@@ -351,7 +398,8 @@ class McpServer:
             self.protocol_version = MODERN_VERSIONS[-1]
         result = {
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": {"tools": {}},  # 2026-07-28: no list_changed subscriptions, logging per request
+            # 2026-07-28: no list_changed subscriptions; log messages per request (_meta logLevel), still declared
+            "capabilities": {"tools": {}, "logging": {}},
             "_meta": {_SERVER_INFO_META: self._info},
             "ttlMs": LIST_TTL_MS,
             "cacheScope": "public",  # the same for every caller
@@ -362,10 +410,20 @@ class McpServer:
         return _result(request.id, {})
 
     def _set_level(self, request: _Request) -> dict[str, Any]:
+        """Set the level of the connection's log messages (a stdio connection: its one client).
+
+        A stateless server (``handshake=False``: every HTTP client shares it, and
+        none has a session) answers it and keeps nothing: one client's level must
+        not change what another receives (nor differ between worker processes),
+        and there is nowhere to keep one per client. Every 2025 request to it
+        gets ``STATELESS_LOG_LEVEL``; a 2026-07-28 request, the logLevel its
+        ``_meta`` carries (none without one).
+        """
         level = request.params.get("level")
         if level not in LOG_LEVELS:
             return _error(request.id, INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
-        self.log_level = level
+        if self.handshake:
+            self.log_level = level
         return _result(request.id, {})
 
     @property
@@ -373,14 +431,12 @@ class McpServer:
         """Whether the connection last negotiated the 2026-07-28 protocol (``server/discover``, no handshake)."""
         return self.protocol_version in MODERN_VERSIONS
 
-    @staticmethod
-    def _is_modern(params: Mapping[str, Any]) -> bool:
-        """Whether a request speaks 2026-07-28: it carries that revision's envelope (checked in ``handle``)."""
-        return _VERSION_META in _meta(params)
-
     def _list_tools(self, request: _Request) -> dict[str, Any]:
+        if request.params.get("cursor") is not None:  # null reads as no cursor, as many clients send it
+            why = "this server sends every tool in one page and issues no cursors"
+            return _error(request.id, INVALID_PARAMS, f"Invalid params: unknown cursor ({why})")
         result: dict[str, Any] = {"tools": self._tools}
-        if self._is_modern(request.params):
+        if request.modern:
             # The list never changes while this server runs; it depends on this host's roots.
             result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private"})
         return _result(request.id, result)
@@ -414,7 +470,7 @@ class McpServer:
         notify = request.notify
         meta = _meta(request.params)
         token = meta.get("progressToken")
-        if self._is_modern(request.params):
+        if request.modern:
             level = meta.get(_LOG_LEVEL_META)  # 2026-07-28: per request, and none when absent
         else:
             level = self.log_level
@@ -444,15 +500,19 @@ class McpServer:
 
 
 class _Request:
-    """One request as a method sees it: its id, params, where its notifications go, its session."""
+    """One request as a method sees it: its id, params, where its notifications go, its session, its era."""
 
-    __slots__ = ("id", "notify", "params", "session")
+    __slots__ = ("id", "modern", "notify", "params", "session")
 
-    def __init__(self, request_id: Any, params: Mapping[str, Any], notify: Notify | None, session: str) -> None:
+    def __init__(
+        self, request_id: Any, params: Mapping[str, Any], notify: Notify | None, session: str, modern: bool
+    ) -> None:
         self.id = request_id
         self.params = params
         self.notify = notify
         self.session = session
+        self.modern = modern
+        """Whether it is a 2026-07-28 request (its envelope checked)."""
 
 
 def envelope_problem(params: Mapping[str, Any]) -> str | None:
@@ -467,15 +527,37 @@ def envelope_problem(params: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _level_problem(meta: Mapping[str, Any]) -> str | None:
+    """What is wrong with a 2026-07-28 request's logLevel (None when it has none, or a known one)."""
+    if _LOG_LEVEL_META in meta and meta[_LOG_LEVEL_META] not in LOG_LEVELS:
+        return f"Invalid params: params._meta[{_LOG_LEVEL_META!r}] must be one of {', '.join(LOG_LEVELS)}"
+    return None
+
+
+def _is_response(message: Mapping[str, Any]) -> bool:
+    """Whether a message without a method is a JSON-RPC response: an id, and a result or an error."""
+    return message.get("jsonrpc") == "2.0" and "id" in message and (("result" in message) != ("error" in message))
+
+
 def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
     """A request's ``_meta`` (empty when it has none or it is not an object)."""
     meta = params.get("_meta")
     return meta if isinstance(meta, Mapping) else {}
 
 
-def _unsupported(request_id: Any, asked: Any) -> dict[str, Any]:
-    data = {"supported": list(SUPPORTED_VERSIONS), "requested": asked}
-    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {asked}", data)
+def _unsupported_envelope(request_id: Any, asked: str) -> dict[str, Any]:
+    """-32022 for a ``_meta`` envelope naming a version it cannot carry; ``supported`` lists those it can.
+
+    The envelope exists from 2026-07-28 on: a legacy revision (2025-11-25 and
+    before) is negotiated by ``initialize``, never named per request, so it is
+    not offered here to retry with (a client would loop), and the message says
+    where it belongs.
+    """
+    data = {"supported": list(MODERN_VERSIONS), "requested": asked}
+    message = f"Unsupported protocol version in params._meta: {printable(asked)}"
+    if asked in HANDSHAKE_VERSIONS:
+        message += f"; the envelope carries {', '.join(MODERN_VERSIONS)}, and {asked} is negotiated by initialize"
+    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
 
 def _result(request_id: Any, result: Any) -> dict[str, Any]:
@@ -502,6 +584,40 @@ def _read_message(stream: BinaryIO) -> bytes | None:
     return line
 
 
+def decode_message(data: str | bytes) -> Any:
+    """A JSON-RPC message (or batch) as ``json_value`` reads it, but valid JSON beyond its bounds still read.
+
+    An integer of more than ``MAX_INT_DIGITS`` digits, a number beyond a
+    float's range or nesting deeper than ``MAX_JSON_DEPTH`` is valid JSON: the
+    message is read with an ``Unreadable`` in each such place, so it is
+    answered by its own id. In a tool's arguments the runtime refuses it as
+    ``invalid_arguments`` naming where; a request id that is one gets Invalid
+    Request; elsewhere it is a value of no type any method accepts. The common
+    case costs what ``json_value`` costs; the other is slower, and linear in the text.
+
+    Raises:
+        ValueError: ``data`` is not JSON.
+    """
+    try:
+        return json_value(data)
+    except JsonBeyondLimits as exc:
+        return exc.value
+
+
+class _Flight:
+    """A tool call of a stdio connection: whether it was cancelled, and whether it has ended."""
+
+    __slots__ = ("cancelled", "ended")
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.ended = False
+
+
+_FLIGHT: ContextVar[_Flight | None] = ContextVar("toolproof_mcp_flight", default=None)
+"""The stdio call whose handler is running here: its notifications stop when it is cancelled or ends."""
+
+
 def serve_stdio(
     server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, workers: int = STDIO_WORKERS
 ) -> None:
@@ -514,28 +630,45 @@ def serve_stdio(
     line it came in (parsed again when it runs: a parsed message can take 30
     times the memory of its text); past that the loop stops reading until one
     finishes, so memory stays bounded.
-    ``notifications/cancelled`` naming a call in flight suppresses its answer,
-    and a call not yet started is not run at all (a running handler is not
-    interrupted: handlers are bounded, and Python threads cannot be stopped).
+    ``notifications/cancelled`` naming a call in flight suppresses its answer
+    and every progress or log message it would still send (the server MUST NOT
+    send any further messages for it), and a call not yet started is not run
+    at all (a running handler is not interrupted: handlers are bounded, and
+    Python threads cannot be stopped). Nor does a handler that ran past its
+    timeout send anything once its call has been answered.
     """
     reader = stdin or sys.stdin.buffer
     writer = stdout or sys.stdout.buffer
     lock = threading.Lock()
     closed = threading.Event()
     slots = threading.BoundedSemaphore(4 * workers)
-    cancelled: set[Any] = set()
-    in_flight: set[Any] = set()
+    flights: dict[Any, _Flight] = {}
+    """The tool calls in flight, by ``_key`` of their id."""
+
+    def write(data: bytes) -> None:
+        """Write one line; the caller holds ``lock``."""
+        try:
+            writer.write(data)
+            writer.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            closed.set()  # the client went away; finish quietly
 
     def send(response: Mapping[str, Any] | list[dict[str, Any]] | None) -> None:
         if response is None or closed.is_set():
             return
         data = encode_batch(response) + b"\n" if isinstance(response, list) else encode_message(response)
         with lock:
-            try:
-                writer.write(data)
-                writer.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                closed.set()  # the client went away; finish quietly
+            write(data)
+
+    def note(notification: Mapping[str, Any]) -> None:
+        """Send a handler's progress or log message, unless its call was cancelled or has ended."""
+        flight = _FLIGHT.get()
+        if closed.is_set() or (flight is not None and (flight.cancelled or flight.ended)):
+            return
+        data = encode_message(notification)
+        with lock:  # checked again under the lock the cancellation is recorded under
+            if flight is None or not (flight.cancelled or flight.ended):
+                write(data)
 
     def answer(message: Any) -> dict[str, Any] | None:
         try:
@@ -545,27 +678,28 @@ def serve_stdio(
             request_id = message.get("id") if isinstance(message, Mapping) else None
             return _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
 
-    def call(line: bytes, key: Any) -> None:
+    def call(line: bytes, key: Any, flight: _Flight) -> None:
+        token = _FLIGHT.set(flight)  # a worker thread keeps its context from one call to the next: reset below
         try:
+            response = None if flight.cancelled else answer(decode_message(line))  # it parsed on the reading thread
             with lock:
-                skip = key in cancelled
-            response = None if skip else answer(json_value(line))  # it parsed on the reading thread
-            with lock:
-                skip = key in cancelled
-                cancelled.discard(key)
-                in_flight.discard(key)
+                flight.ended = True
+                skip = flight.cancelled
+                if flights.get(key) is flight:
+                    del flights[key]
             if not skip:
                 send(response)
         finally:
+            _FLIGHT.reset(token)
             slots.release()
 
     def call_batch(line: bytes) -> None:
         try:
-            send(server.answer_batch(json_value(line)))  # it parsed on the reading thread
+            send(server.answer_batch(decode_message(line)))  # it parsed on the reading thread
         finally:
             slots.release()
 
-    server.notify = send
+    server.notify = note
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
         while not closed.is_set():
             line = _read_message(reader)
@@ -576,16 +710,17 @@ def serve_stdio(
                     send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
                 continue
             try:
-                message = json_value(line)
-            except (ValueError, RecursionError):
+                message = decode_message(line)
+            except ValueError:
                 send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
                 continue
             if isinstance(message, Mapping) and message.get("method") == "notifications/cancelled":
                 params = message.get("params")
                 key = _key(params.get("requestId")) if isinstance(params, Mapping) else None
                 with lock:
-                    if key is not None and key in in_flight:
-                        cancelled.add(key)
+                    flight = flights.get(key)
+                    if flight is not None:
+                        flight.cancelled = True
                 continue
             if isinstance(message, list) and server.protocol_version in BATCH_VERSIONS:
                 if not any(is_call(m) for m in message):
@@ -600,9 +735,11 @@ def serve_stdio(
                 # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
                 del message
                 slots.acquire()
+                flight = _Flight()
                 with lock:
-                    in_flight.add(key)
-                pool.submit(call, line, key)
+                    if key is not None:
+                        flights[key] = flight
+                pool.submit(call, line, key, flight)
                 continue
             send(answer(message))
 

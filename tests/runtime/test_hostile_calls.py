@@ -128,7 +128,7 @@ ATTACKS: Final[list[Attack]] = [
            "invalid_arguments", checks=(("message", "(got 18446744073709551616)"),)),
     # Numbers JSON has no form for.
     Attack("number_beyond_the_range_of_floats", "read_file", '{"path": "notes.txt", "limit": 1e400}',
-           "invalid_arguments", mcp="parse_error"),
+           "invalid_arguments"),  # valid JSON: MCP answers it by its id, as the runtime does
     Attack("nan_literal", "read_file", '{"path": "notes.txt", "limit": NaN}', "invalid_arguments", mcp="parse_error"),
     Attack("infinity_literal", "read_file", '{"path": "notes.txt", "limit": -Infinity}', "invalid_arguments",
            mcp="parse_error"),
@@ -393,13 +393,13 @@ MESSAGES: Final[list[Message]] = [
     Message("nan_literal", b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', -32700),
     Message("invalid_utf8", b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', -32700),
     Message("truncated_json", b'{"jsonrpc": "2.0", "id": 1, "method": "pi', -32700),
-    Message("nested_a_hundred_thousand_deep", b"[" * 100_000 + b"]" * 100_000, -32700),
+    Message("nested_a_hundred_thousand_deep", b"[" * 100_000 + b"]" * 100_000, -32600),  # valid JSON, no message
     Message("envelope_naming_an_unknown_revision",
             b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", '
             b'"params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}', -32022, 1),
     Message("envelope_version_that_is_an_object",
             b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", '
-            b'"params": {"_meta": {"io.modelcontextprotocol/protocolVersion": {"a": 1}}}}', -32022, 1),
+            b'"params": {"_meta": {"io.modelcontextprotocol/protocolVersion": {"a": 1}}}}', -32602, 1),  # malformed
     Message("notification_of_an_unknown_method", b'{"jsonrpc": "2.0", "method": "x/y"}', None),
     Message("response_we_never_asked_for", b'{"jsonrpc": "2.0", "id": 5, "result": {}}', None),
 ]  # fmt: skip
@@ -432,7 +432,9 @@ def test_the_mcp_server_lived_through_every_attack_without_a_traceback(mcp: tupl
 
 
 _CALL: Final = {"name": "file-read", "arguments": {"path": "notes.txt"}}
-_ENVELOPE: Final = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+_ENVELOPE: Final = {
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+}
 
 
 @pytest.mark.parametrize(

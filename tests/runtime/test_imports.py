@@ -24,6 +24,9 @@ def _imported(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
     return {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
 
 
+_HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
 @pytest.mark.parametrize(
     ("argv", "stdin"),
     [
@@ -33,7 +36,7 @@ def _imported(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
             "\n".join(
                 json.dumps(m)
                 for m in (
-                    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+                    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _HELLO},
                     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                 )
             )
@@ -93,7 +96,7 @@ def test_a_one_shot_call_of_a_file_tool_imports_no_skill_code_and_nothing_it_doe
 
 
 def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: Path) -> None:
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _HELLO}
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     stdin = "\n".join(json.dumps(m) for m in (hello, listing)) + "\n"
 

@@ -211,7 +211,7 @@ def test_oversized_messages_are_refused_without_taking_the_server_down(roots: tu
 
     assert first["error"]["code"] == -32700
     assert second["result"]["isError"] is True
-    assert second["result"]["_meta"][ERROR_META_KEY]["code"] == "invalid_path"
+    assert second["result"]["_meta"][ERROR_META_KEY]["code"] == "read_failed"  # the path is too long: said so
     assert third["result"]["isError"] is False
     assert pipe.close()[0] == 0
 
@@ -244,7 +244,10 @@ def test_a_client_that_disconnects_mid_call_leaves_no_hang(roots: tuple[Path, Pa
     assert "Traceback" not in stderr
 
 
-MODERN_META = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+MODERN_META = {
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+}
+"""The whole 2026-07-28 envelope: a request whose version says 2026-07-28 must carry every required field."""
 
 
 def test_a_tools_call_before_initialize_is_refused_on_the_2025_revisions(roots: tuple[Path, Path]) -> None:
