@@ -17,6 +17,18 @@ Every request but the health check passes three gates first, in this order:
    metadata (RFC 9728, ``resource_metadata=`` in that header) is the next step
    for hosts that need per-user tokens; it is not served yet.
 
+**CORS**, for browsers on an allowed origin other than the server's own (a
+page on ``--allow-origin https://app.example``, or a loopback dev server on
+another port): a preflight (``OPTIONS`` with ``Origin`` and
+``Access-Control-Request-Method``) that passes the first two gates gets 204
+with the methods the path takes and the request headers MCP clients send
+(browsers send no credentials on a preflight, so the token gate does not
+apply to it), and every response to a request from an allowed origin,
+refusals by the token gate included, carries ``Access-Control-Allow-Origin``
+(that origin, never ``*``), ``Vary: Origin`` and the MCP response headers a
+page may read. A request without ``Origin`` gets no CORS headers; a refused
+origin still gets 403.
+
 ``/healthz`` answers 200 ``{"status":"ok"}`` to any GET, unauthenticated, so a
 load balancer can probe it; it says nothing about the tools. Refusals are
 logged at INFO with the offending header made printable and cut short; a
@@ -37,7 +49,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from toolproof.runtime.printable import one_line, printable
-from toolproof.runtime.serve.http import HttpApp, HttpLimits, Receive, Scope, Send, header, json_headers
+from toolproof.runtime.serve.http import HttpApp, HttpLimits, Message, Receive, Scope, Send, header, json_headers
 from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
 
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
@@ -50,6 +62,15 @@ _LOOPBACK: Final = ("localhost", "127.0.0.1", "[::1]")
 _LOGGED_CHARS: Final = 120
 _SINGLE: Final = frozenset({b"host", b"origin", b"authorization"})
 """Headers the gates read, which a request may carry once only."""
+_ALLOWED_HEADERS: Final = (
+    b"Accept, Authorization, Content-Type, Last-Event-ID, Mcp-Method, Mcp-Name, Mcp-Protocol-Version, "
+    b"Mcp-Session-Id, X-Toolproof-Session"
+)
+"""The request headers a page may send (the MCP clients' and ours), named in an answer to a preflight."""
+_EXPOSED_HEADERS: Final = b"Mcp-Protocol-Version, Mcp-Session-Id, Retry-After, WWW-Authenticate"
+"""The response headers a page may read besides the CORS-safelisted ones."""
+_PREFLIGHT_MAX_AGE: Final = b"600"
+"""Seconds a browser may keep a preflight's answer."""
 
 
 def _host_name(value: str) -> str | None:
@@ -166,6 +187,10 @@ def _shown(value: str | None) -> str:
     return printable(one_line(value or ""))[:_LOGGED_CHARS]
 
 
+_Refusal = tuple[int, dict[str, str], list[tuple[bytes, bytes]]]
+"""A gate's refusal: the status, the body, extra headers."""
+
+
 class ToolproofApp:
     """The ASGI 3 application of one host: ``/healthz``, then the gates, then ``/mcp`` or the REST routes.
 
@@ -190,6 +215,15 @@ class ToolproofApp:
             await _answer(send, 200 if scope["method"] in ("GET", "HEAD") else 405, {"status": "ok"})
             return
         refusal = self._refusal(scope)
+        if refusal is None:
+            origin = header(scope, "origin")
+            if origin is not None:  # from a browser page, on an allowed origin
+                origin = origin.strip()
+                if scope["method"] == "OPTIONS" and header(scope, "access-control-request-method") is not None:
+                    await _preflight(send, origin, "POST" if path == ENDPOINT else "GET, POST")
+                    return
+                send = _cors(send, origin)
+            refusal = self._token_refusal(scope)
         if refusal is not None:
             status, payload, extra = refusal
             await _answer(send, status, payload, extra)
@@ -199,8 +233,8 @@ class ToolproofApp:
         else:
             await self.rest(scope, receive, send)
 
-    def _refusal(self, scope: Scope) -> tuple[int, dict[str, str], list[tuple[bytes, bytes]]] | None:
-        """Why the gates refuse this request, as (status, body, extra headers); None when it may pass."""
+    def _refusal(self, scope: Scope) -> _Refusal | None:
+        """Why the first gates (one of each, host, origin) refuse this request; None when it may pass."""
         repeated = _repeated(scope)
         if repeated is not None:
             _log.warning("refused a request carrying more than one %s header", repeated)
@@ -213,6 +247,10 @@ class ToolproofApp:
         if not self.security.origin_allowed(origin):
             _log.warning("refused a request from origin %s", _shown(origin))
             return 403, {"code": "forbidden", "message": "requests from this origin are not allowed"}, []
+        return None
+
+    def _token_refusal(self, scope: Scope) -> _Refusal | None:
+        """Why the token gate refuses this request, as (status, body, extra headers); None when it may pass."""
         authorization = header(scope, "authorization")
         if not self.security.token_allowed(authorization):
             wrong = authorization is not None
@@ -221,6 +259,35 @@ class ToolproofApp:
             payload = {"code": "unauthorized", "message": "a valid bearer token is required"}
             return 401, payload, [(b"www-authenticate", challenge.encode())]
         return None
+
+
+def _cors(send: Send, origin: str) -> Send:
+    """``send``, adding to the response's headers those that let a page on ``origin`` (allowed) read it."""
+    added = [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", _EXPOSED_HEADERS),
+        (b"vary", b"Origin"),
+    ]
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *added]}
+        await send(message)
+
+    return sending
+
+
+async def _preflight(send: Send, origin: str, methods: str) -> None:
+    """Answer a CORS preflight from an allowed ``origin``: 204, and what a page there may send."""
+    headers = [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-allow-methods", methods.encode()),
+        (b"access-control-allow-headers", _ALLOWED_HEADERS),
+        (b"access-control-max-age", _PREFLIGHT_MAX_AGE),
+        (b"vary", b"Origin"),
+    ]  # and no Content-Length: a 204 has none (RFC 9110)
+    await send({"type": "http.response.start", "status": 204, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _answer(send: Send, status: int, payload: object, extra: list[tuple[bytes, bytes]] | None = None) -> None:

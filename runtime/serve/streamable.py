@@ -11,16 +11,28 @@ request stands alone too and any worker behind a balancer can answer it. A
 header naming any other revision, or no revision at all, gets 400 and -32022
 with the versions we speak, whatever the JSON-RPC message: the specification requires
 400 for an invalid or unsupported version, and a later date is not taken for
-2026-07-28, nor an earlier one for 2025.
+2026-07-28, nor an earlier one for 2025. A request without the header whose
+``_meta`` names a protocol version (the 2026-07-28 envelope) gets 400 and
+-32020: that revision requires the header, and its checks are not skipped by
+leaving it out. The version header, ``Mcp-Method`` and ``Mcp-Name`` must come
+once each (a repeated version header is no version we speak; a repeated
+routing header on a 2026-07-28 request is a header mismatch): a balancer
+reading the first copy and a server reading the last would route and run
+different things.
 
 Answers: a notification (or, before 2026-07-28, a response) gets 202 and no
-body; a request gets its answer as one line of JSON, under the status the
-error code maps to (400 for malformed requests and protocol errors, 404 for an
-unknown method). When the handler reports progress or log messages, and the
-client accepts ``text/event-stream``, the answer becomes a per-request SSE
-stream: the notifications, then the response, then the end of the stream. A
-client that accepts only ``text/event-stream`` always gets one. GET and DELETE
-get 405 (no standalone stream, no session to end).
+body; a body that is JSON but no JSON-RPC request, notification or response
+gets 400 (-32600, or -32700 when it is not JSON at all). A request gets its
+answer as one line of JSON: under 2026-07-28 with the status the error code
+maps to (400 for malformed requests and protocol errors, 404 for an unknown
+method), under the 2025 revisions always with 200, as those revisions and the
+official SDKs' servers answer a JSON-RPC request (their clients take any
+other status for a failed transport, not a JSON-RPC error). When the handler
+reports progress or log messages, and the client accepts
+``text/event-stream``, the answer becomes a per-request SSE stream: the
+notifications, then the response, then the end of the stream. A client that
+accepts only ``text/event-stream`` always gets one. GET and DELETE get 405
+(no standalone stream, no session to end).
 
 Bounded like the REST routes (``HttpLimits``), and within the same budgets when
 the app serves both: the body must arrive within ``body_timeout`` and hold at
@@ -43,7 +55,6 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolproof.runtime.result import json_value
 from toolproof.runtime.serve.calls import disconnected
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
@@ -56,6 +67,7 @@ from toolproof.runtime.serve.http import (
     body_share,
     declared_length,
     header,
+    headers,
     json_headers,
     read_body,
 )
@@ -73,6 +85,7 @@ from toolproof.runtime.serve.mcp import (
     SUPPORTED_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
     McpServer,
+    decode_message,
     encode_batch,
     encode_message,
     envelope_problem,
@@ -102,7 +115,10 @@ _SSE: Final = "text/event-stream"
 
 
 def http_status(answer: Mapping[str, Any]) -> int:
-    """The HTTP status of a JSON-RPC answer: 400 for malformed or refused requests, 404 for unknown methods."""
+    """The HTTP status of a 2026-07-28 JSON-RPC answer: 400 for malformed or refused requests, 404 for unknown methods.
+
+    Answers to 2025 requests go with 200 whatever their error: those revisions map no error to a status.
+    """
     error = answer.get("error")
     if not isinstance(error, Mapping):
         return 200
@@ -114,6 +130,39 @@ def http_status(answer: Mapping[str, Any]) -> int:
 
 _SPOKEN: Final = frozenset(SUPPORTED_VERSIONS)
 """The values of ``MCP-Protocol-Version`` served; any other gets -32022."""
+_VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
+_VERSION_HEADER: Final = "mcp-protocol-version"
+_ROUTING: Final = (_VERSION_HEADER, "mcp-method", "mcp-name")
+"""Headers a request may carry once only: what a balancer routes on must be what the server runs."""
+_SHOWN: Final = {_VERSION_HEADER: "MCP-Protocol-Version", "mcp-method": "Mcp-Method", "mcp-name": "Mcp-Name"}
+
+
+def _repeated(scope: Scope) -> dict[str, list[str]]:
+    """The values of each of ``_ROUTING`` the request carries more than once, by lowercased name (usually none)."""
+    raw = scope.get("headers") or ()
+    if len(headers(scope)) == len(raw):  # no name at all comes twice: the common case, one comparison
+        return {}
+    values: dict[str, list[str]] = {name: [] for name in _ROUTING}
+    for key, value in raw:
+        name = bytes(key).decode("latin-1").lower()
+        if name in values:
+            values[name].append(bytes(value).decode("latin-1").strip(" \t"))
+    return {name: found for name, found in values.items() if len(found) > 1}
+
+
+def _jsonrpc_problem(message: Mapping[str, Any]) -> str | None:
+    """Why an object is no JSON-RPC 2.0 request, notification or response (None when it is one)."""
+    if message.get("jsonrpc") != "2.0":
+        return "Invalid Request: expected jsonrpc '2.0'"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "Invalid Request: the method must be a string"
+        if "id" in message and not is_request_id(message["id"]):
+            return "Invalid Request: the request id must be a string or an integer"
+        return None
+    if "id" in message and ("result" in message) != ("error" in message):
+        return None  # a response
+    return "Invalid Request: expected a method (a request or a notification), or an id and a result or an error"
 
 
 def _decoded_name(value: str) -> str | None:
@@ -127,13 +176,16 @@ def _decoded_name(value: str) -> str | None:
     return value
 
 
-def _header_problem(scope: Scope, message: Mapping[str, Any], version: str) -> str | None:
-    """How a 2026-07-28 request's routing headers disagree with its body (None when they agree)."""
+def _header_problem(scope: Scope, message: Mapping[str, Any], version: str, repeated: Mapping[str, Any]) -> str | None:
+    """How a 2026-07-28 request's routing headers disagree with its body, or come twice (None when they agree)."""
+    for name in ("mcp-method", "mcp-name"):
+        if name in repeated:
+            return f"Header mismatch: {_SHOWN[name]} is sent more than once"
     method = message.get("method")
     params = message.get("params")
     params = params if isinstance(params, Mapping) else {}
     meta = params.get("_meta")
-    if isinstance(meta, Mapping) and meta.get("io.modelcontextprotocol/protocolVersion") != version:
+    if isinstance(meta, Mapping) and meta.get(_VERSION_META) != version:
         return "Header mismatch: MCP-Protocol-Version differs from _meta's protocol version"
     if header(scope, "mcp-method") != method:
         return "Header mismatch: Mcp-Method is missing or differs from the body's method"
@@ -247,16 +299,18 @@ class StreamableMcp:
     ) -> None:
         """Parse the body as one message and answer it; a tool call waits for its slot holding only the body."""
         try:
-            message = json_value(body)
-        except (ValueError, RecursionError):
+            message = decode_message(body)  # valid JSON beyond the reader's bounds still read: answered by its id
+        except ValueError:
             await _plain(send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON"))
             return
-        version = header(scope, "mcp-protocol-version")
+        version = header(scope, _VERSION_HEADER)
         if version is not None:
             version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
-        if version is not None and version not in _SPOKEN:  # before the body's own checks: it is read by version
+        repeated = _repeated(scope)
+        twice = repeated.get(_VERSION_HEADER)
+        if version is not None and (version not in _SPOKEN or twice):  # before the body's checks: it is read by version
             asked = message.get("id") if isinstance(message, Mapping) and "method" in message else None
-            await _plain(send, 400, _unsupported(asked, version))
+            await _plain(send, 400, _unsupported(asked, ", ".join(twice) if twice else version, twice=bool(twice)))
             return
         if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
             del message  # parsed again by the batch: held meanwhile only as bytes
@@ -265,6 +319,11 @@ class StreamableMcp:
         if not isinstance(message, Mapping):
             why = "a single JSON-RPC message object" if version is not None else "a JSON-RPC message object or a batch"
             await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body must be {why}"))
+            return
+        problem = _jsonrpc_problem(message)
+        if problem is not None:
+            asked = message.get("id") if "method" in message else None
+            await _plain(send, 400, _error(asked, INVALID_REQUEST, problem))
             return
         request_id = message.get("id")
         modern = version in MODERN_VERSIONS
@@ -281,26 +340,29 @@ class StreamableMcp:
             if problem is not None:
                 await _plain(send, 400, _error(request_id, INVALID_PARAMS, problem))
                 return
-            problem = _header_problem(scope, message, version)
+            problem = _header_problem(scope, message, version, repeated)
             if problem is not None:
                 await _plain(send, 400, _error(request_id, HEADER_MISMATCH, problem))
                 return
-        era: bool | None = True if modern else (False if version is not None else None)
+        elif version is None and _enveloped(message):
+            await _plain(send, 400, _error(request_id, HEADER_MISMATCH, _NO_VERSION_HEADER))
+            return
         session = header(scope, "x-toolproof-session")
         if message.get("method") != "tools/call":
-            answer = self.server.answer(message, modern=era, session=session)
+            answer = self.server.answer(message, modern=modern, session=session)
             if answer is not None:
-                await _plain(send, http_status(answer), answer, sse=sse_ok and not json_ok)
+                status = http_status(answer) if modern else 200
+                await _plain(send, status, answer, sse=sse_ok and not json_ok)
             return
         if not self._calls.try_acquire(1):
             # Parsed JSON can take 30 times the memory of its text: while the call waits, only the text is kept.
             del message
             if not await self._slot(receive, send, request_id):
                 return
-            message = json_value(body)  # as it parsed before
+            message = decode_message(body)  # as it parsed before
         del body
         try:
-            await self._call(receive, send, message, era, session, json_ok, sse_ok)
+            await self._call(receive, send, message, modern, session, json_ok, sse_ok)
         finally:
             self._calls.release(1)
 
@@ -319,15 +381,16 @@ class StreamableMcp:
     ) -> None:
         """Answer a JSON-RPC batch (protocol 2025-03-26): its calls run one after another, in one call slot."""
         session = header(scope, "x-toolproof-session")
-        if not any(is_call(m) for m in json_value(body)):  # cheap methods only: answered here
-            answers = self.server.answer_batch(json_value(body), session=session)
+        if not any(is_call(m) for m in decode_message(body)):  # cheap methods only: answered here
+            answers = self.server.answer_batch(decode_message(body), session=session)
         else:
             if not await self._slot(receive, send, None):
                 return
             gone = threading.Event()  # its calls stop being run when the client leaves
             watch = asyncio.ensure_future(_note_gone(receive, gone))
             try:
-                run = functools.partial(self.server.answer_batch, json_value(body), session=session, stop=gone.is_set)
+                batch = decode_message(body)
+                run = functools.partial(self.server.answer_batch, batch, session=session, stop=gone.is_set)
                 answers = await self._calls.run(run)
             finally:
                 watch.cancel()
@@ -363,7 +426,7 @@ class StreamableMcp:
         receive: Receive,
         send: Send,
         message: Mapping[str, Any],
-        era: bool | None,
+        modern: bool,
         session: str | None,
         json_ok: bool,
         sse_ok: bool,
@@ -382,7 +445,7 @@ class StreamableMcp:
             loop.call_soon_threadsafe(rouse)
 
         def run() -> tuple[dict[str, Any] | None, bytes]:
-            answer = self.server.answer(message, modern=era, notify=notify if sse_ok else None, session=session)
+            answer = self.server.answer(message, modern=modern, notify=notify if sse_ok else None, session=session)
             return answer, (encode_message(answer).rstrip(b"\n") if answer is not None else b"")
 
         params = message.get("params")
@@ -430,7 +493,7 @@ class StreamableMcp:
                 await _event(send, encoded)
                 await send({"type": "http.response.body", "body": b""})
             else:
-                await _raw(send, http_status(answer), encoded)
+                await _raw(send, http_status(answer) if modern else 200, encoded)
         finally:
             if share:
                 self._responses.release(share)
@@ -440,9 +503,23 @@ _KEEPALIVE: Final = b": keep-alive\r\n\r\n"
 """An SSE comment: clients ignore it, proxies see the stream is alive."""
 
 
-def _unsupported(request_id: Any, version: str | None) -> dict[str, Any]:
+def _unsupported(request_id: Any, version: str | None, *, twice: bool = False) -> dict[str, Any]:
     data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
-    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {version}", data)
+    why = "the MCP-Protocol-Version header is sent more than once" if twice else version
+    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {why}", data)
+
+
+_NO_VERSION_HEADER: Final = (
+    f"Header mismatch: the MCP-Protocol-Version header is missing, and params._meta names a protocol version "
+    f"(protocol {MODERN_VERSIONS[-1]} requires the header)"
+)
+
+
+def _enveloped(message: Mapping[str, Any]) -> bool:
+    """Whether a request (but ``initialize``) carries a protocol version in ``params._meta``: the 2026 envelope."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    return isinstance(meta, Mapping) and _VERSION_META in meta and message.get("method") != "initialize"
 
 
 def _settle(waiter: asyncio.Future[bool]) -> None:

@@ -30,6 +30,7 @@ from toolproof.runtime.toolbox import builtin_runtime
 SECRET = "streamable-test-secret-32-bytes!"
 TOKEN = "a-token-of-more-than-16-characters"
 MODERN = "2026-07-28"
+APP_ORIGIN = "https://app.example"
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -54,11 +55,11 @@ def _free_port() -> int:
         return port
 
 
-def _start(roots: tuple[Path, Path], env: dict[str, str]) -> Iterator[Server]:
+def _start(roots: tuple[Path, Path], env: dict[str, str], *options: str) -> Iterator[Server]:
     ws, skills = roots
     port = _free_port()
     command = [sys.executable, "-m", "toolproof", "serve", "mcp", "--transport", "http", "--port", str(port)]
-    command += ["--workspace", str(ws), "--skills", str(skills)]
+    command += ["--workspace", str(ws), "--skills", str(skills), *options]
     process = subprocess.Popen(
         command, env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET, **env}, stderr=subprocess.PIPE
     )
@@ -103,6 +104,12 @@ def server(roots: tuple[Path, Path]) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def guarded(roots: tuple[Path, Path]) -> Iterator[Server]:
     yield from _start(roots, {"TOOLPROOF_AUTH_TOKENS": f"{TOKEN},another-token-0123456789"})
+
+
+@pytest.fixture(scope="module")
+def browsed(roots: tuple[Path, Path]) -> Iterator[Server]:
+    """A server that needs a token and lets pages on ``APP_ORIGIN`` call it."""
+    yield from _start(roots, {"TOOLPROOF_AUTH_TOKENS": TOKEN}, "--allow-origin", APP_ORIGIN)
 
 
 def _request(
@@ -478,3 +485,248 @@ def test_a_silent_sse_answer_gets_keep_alive_comments_until_the_response() -> No
     assert [event.get("params", {}).get("progress") for event in events[:2]] == [50, 100]
     assert events[2]["id"] == 9 and len(events) == 3
     assert parts[-1].startswith(b"event: message") and sent[-1] == {"type": "http.response.body", "body": b""}
+
+
+LEGACY_HEADERS = [None, *HANDSHAKE_VERSIONS]
+"""The ``MCP-Protocol-Version`` headers of 2025-era requests (None: no header, which is 2025-03-26)."""
+
+
+def _legacy_headers(version: str | None, accept: str = "application/json, text/event-stream") -> dict[str, str]:
+    return {"Accept": accept} if version is None else {"Accept": accept, "MCP-Protocol-Version": version}
+
+
+@pytest.mark.parametrize("version", LEGACY_HEADERS)
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}, -32601),
+        ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no-such-tool"}}, -32602),
+        ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["file-read"]}, -32602),
+        ({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "loud"}}, -32602),
+    ],
+)
+def test_a_2025_request_gets_its_json_rpc_error_with_200_as_its_clients_expect(
+    server: Server, version: str | None, message: dict[str, Any], code: int
+) -> None:
+    """2025 clients (the TypeScript SDKs) take a 4xx for a failed transport, not for the error in its body."""
+    status, headers, body = _request(server.port, "POST", "/mcp", message, _legacy_headers(version))
+
+    assert (status, headers["content-type"]) == (200, "application/json")
+    answer = json.loads(body)
+    assert answer["id"] == 3 and answer["error"]["code"] == code
+
+
+def test_a_2025_error_to_a_client_that_accepts_only_event_streams_is_one_event() -> None:
+    app = StreamableMcp(McpServer(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
+    message = {"jsonrpc": "2.0", "id": 4, "method": "resources/list"}
+    sent = _app_post(app, message, {"accept": "text/event-stream", "mcp-protocol-version": "2025-11-25"})
+
+    assert sent[0]["status"] == 200 and (b"content-type", b"text/event-stream") in sent[0]["headers"]
+    stream = b"".join(piece.get("body", b"") for piece in sent[1:])
+    assert json.loads(stream.split(b"data: ", 1)[1])["error"]["code"] == -32601
+
+
+def test_a_2026_request_still_gets_the_status_its_error_maps_to(server: Server) -> None:
+    call = {"name": "no-such-tool", "arguments": {}, "_meta": ENVELOPE}
+    status, _, body = _modern(server.port, "tools/call", call, {"Mcp-Name": "no-such-tool"})
+
+    assert status == 400 and json.loads(body)["error"]["code"] == -32602
+
+
+def _app_post(app: StreamableMcp, message: Any, headers: dict[str, str]) -> list[dict[str, Any]]:
+    """What ``app`` sends for one POST of ``message`` with ``headers`` (and a JSON content type)."""
+    raw = [(b"content-type", b"application/json"), *((k.encode(), v.encode()) for k, v in headers.items())]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": raw}
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": json.dumps(message).encode(), "more_body": False}
+
+    async def send(piece: Any) -> None:
+        sent.append(piece)
+
+    anyio.run(app, scope, receive, send)
+    return sent
+
+
+def _post_lines(port: int, lines: list[tuple[str, str]], message: Any) -> tuple[int, Any]:
+    """POST ``message`` to /mcp with these header lines, repeats included; the status and the decoded answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        data = json.dumps(message).encode("utf-8")
+        connection.putrequest("POST", "/mcp", skip_accept_encoding=True)
+        for name, value in [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(data))),
+            ("Accept", "application/json, text/event-stream"),
+            *lines,
+        ]:
+            connection.putheader(name, value)
+        connection.endheaders(data)
+        response = connection.getresponse()
+        body = response.read()
+        return response.status, json.loads(body) if body else None
+    finally:
+        connection.close()
+
+
+READ_CALL = {
+    "jsonrpc": "2.0",
+    "id": 8,
+    "method": "tools/call",
+    "params": {"name": "file-read", "arguments": {"path": "notes.txt"}, "_meta": ENVELOPE},
+}
+
+
+@pytest.mark.parametrize(
+    "routing",
+    [
+        [("Mcp-Method", "tools/call"), ("Mcp-Name", "file-read"), ("Mcp-Name", "read_file")],
+        [("Mcp-Method", "tools/call"), ("Mcp-Name", "read_file"), ("Mcp-Name", "file-read")],
+        [("Mcp-Method", "tools/call"), ("Mcp-Name", "file-read"), ("mcp-name", "file-read")],
+        [("Mcp-Method", "tools/call"), ("Mcp-Method", "tools/list"), ("Mcp-Name", "file-read")],
+        [("Mcp-Method", "tools/list"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "file-read")],
+    ],
+)
+def test_a_routing_header_sent_twice_is_a_header_mismatch(server: Server, routing: list[tuple[str, str]]) -> None:
+    """A balancer reading one copy and the server the other would route one call and run another."""
+    status, answer = _post_lines(server.port, [("MCP-Protocol-Version", MODERN), *routing], READ_CALL)
+
+    assert status == 400 and answer["id"] == 8 and answer["error"]["code"] == -32020
+    assert "more than once" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("versions", "message"),
+    [
+        ([MODERN, MODERN], READ_CALL),
+        ([MODERN, "2025-11-25"], READ_CALL),
+        (["2025-11-25", MODERN], {"jsonrpc": "2.0", "id": 8, "method": "ping"}),
+    ],
+)
+def test_a_version_header_sent_twice_names_no_version_we_speak(
+    server: Server, versions: list[str], message: dict[str, Any]
+) -> None:
+    routing = [("Mcp-Method", message["method"]), ("Mcp-Name", "file-read")]
+    lines = [*(("MCP-Protocol-Version", version) for version in versions), *routing]
+
+    status, answer = _post_lines(server.port, lines, message)
+
+    assert status == 400 and answer["id"] == 8 and answer["error"]["code"] == -32022
+    assert answer["error"]["data"] == {"supported": list(SUPPORTED_VERSIONS), "requested": ", ".join(versions)}
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "extra"),
+    [
+        ("tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}}, {"Mcp-Name": "other_tool"}),
+        ("tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}}, {"Mcp-Name": "file-read"}),
+        ("ping", {}, {}),
+        ("tools/list", {}, {}),
+    ],
+)
+def test_a_request_in_the_2026_envelope_without_the_version_header_gets_400_header_mismatch(
+    server: Server, method: str, params: dict[str, Any], extra: dict[str, str]
+) -> None:
+    """2026-07-28 requires the header; leaving it out must not skip that revision's checks."""
+    message = {"jsonrpc": "2.0", "id": 12, "method": method, "params": {**params, "_meta": ENVELOPE}}
+    headers = {"Accept": "application/json, text/event-stream", "Mcp-Method": method, **extra}
+
+    status, _, body = _request(server.port, "POST", "/mcp", message, headers)
+
+    error = json.loads(body)["error"]
+    assert status == 400 and error["code"] == -32020 and "MCP-Protocol-Version header is missing" in error["message"]
+
+
+def test_a_request_without_the_version_header_or_the_envelope_is_served_as_2025(server: Server) -> None:
+    message = {"jsonrpc": "2.0", "id": 13, "method": "ping"}
+
+    status, _, body = _request(server.port, "POST", "/mcp", message, _legacy_headers(None))
+
+    assert (status, json.loads(body)) == (200, {"jsonrpc": "2.0", "id": 13, "result": {}})
+
+
+@pytest.mark.parametrize("version", [*LEGACY_HEADERS, MODERN])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"foo": 1},
+        {"jsonrpc": "2.0", "id": 1},
+        {"jsonrpc": "1.0", "method": "notifications/initialized"},
+        {"method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": 7},
+        {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "both"}},
+        {"jsonrpc": "1.0", "id": 1, "result": {}},
+    ],
+)
+def test_an_object_that_is_no_json_rpc_message_gets_400_invalid_request(
+    server: Server, version: str | None, message: dict[str, Any]
+) -> None:
+    status, _, body = _request(server.port, "POST", "/mcp", message, _legacy_headers(version))
+
+    answer = json.loads(body)
+    assert status == 400 and answer["id"] is None and answer["error"]["code"] == -32600
+
+
+def test_a_2025_response_from_the_client_is_still_accepted_with_202(server: Server) -> None:
+    response = {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+    status, _, body = _request(server.port, "POST", "/mcp", response, _legacy_headers("2025-11-25"))
+
+    assert (status, body) == (202, b"")
+
+
+PREFLIGHT = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,mcp-method"}
+
+
+@pytest.mark.parametrize("origin", [APP_ORIGIN, "http://localhost:5173"])
+def test_a_preflight_from_an_allowed_origin_gets_204_and_what_a_page_may_send_without_a_token(
+    browsed: Server, origin: str
+) -> None:
+    """Browsers send no credentials on a preflight: it must pass without the token the request will carry."""
+    mcp = _request(browsed.port, "OPTIONS", "/mcp", headers={"Origin": origin, **PREFLIGHT})
+    rest = _request(browsed.port, "OPTIONS", "/tools/file-read", headers={"Origin": origin, **PREFLIGHT})
+
+    status, headers, body = mcp
+    assert (status, body) == (204, b"") and "content-length" not in headers
+    assert headers["access-control-allow-origin"] == origin and headers["vary"] == "Origin"
+    assert headers["access-control-allow-methods"] == "POST"
+    allowed = {name.strip().lower() for name in headers["access-control-allow-headers"].split(",")}
+    assert allowed >= {"content-type", "accept", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"}
+    assert int(headers["access-control-max-age"]) > 0
+    assert rest[0] == 204 and set(rest[1]["access-control-allow-methods"].split(", ")) == {"GET", "POST"}
+
+
+def test_responses_to_an_allowed_origin_carry_cors_headers_and_others_none(browsed: Server) -> None:
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    served = _modern(browsed.port, "tools/list", extra={"Origin": APP_ORIGIN, **bearer})
+    refused = _modern(browsed.port, "tools/list", extra={"Origin": APP_ORIGIN})
+    rest = _request(browsed.port, "GET", "/openapi.json", headers={"Origin": APP_ORIGIN, **bearer})
+    plain = _modern(browsed.port, "tools/list", extra=bearer)
+    foreign = _request(browsed.port, "OPTIONS", "/mcp", headers={"Origin": "https://evil.example", **PREFLIGHT})
+
+    for status, headers, _ in (served, refused, rest):
+        assert headers["access-control-allow-origin"] == APP_ORIGIN and headers["vary"] == "Origin", status
+    assert served[0] == 200 and refused[0] == 401 and rest[0] == 200
+    exposed = {name.strip().lower() for name in refused[1]["access-control-expose-headers"].split(",")}
+    assert {"www-authenticate", "mcp-session-id", "mcp-protocol-version"} <= exposed
+    assert plain[0] == 200 and not [name for name in plain[1] if name.startswith("access-control-")]
+    assert foreign[0] == 403 and "access-control-allow-origin" not in foreign[1]
+
+
+@pytest.mark.parametrize("number", ["1e400", "9" * 4400])
+def test_valid_json_beyond_the_readers_bounds_is_answered_by_its_own_id(server: Server, number: str) -> None:
+    """Not "the body is not JSON" with no id: the call's arguments are refused by name, as every transport does."""
+    body = '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "file-read", '
+    body += '"arguments": {"path": "a.txt", "start_line": ' + number + "}}}"
+    batch = f"[{body}, " + '{"jsonrpc": "2.0", "id": 8, "method": "ping"}]'
+
+    status, _, answer = _request(server.port, "POST", "/mcp", body.encode(), _legacy_headers("2025-11-25"))
+    batch_status, _, batch_answer = _request(server.port, "POST", "/mcp", batch.encode(), _legacy_headers(None))
+
+    assert status == 200, answer
+    result = json.loads(answer)
+    assert result["id"] == 7 and result["result"]["isError"] is True
+    assert "$.start_line: a number" in result["result"]["content"][0]["text"]
+    assert batch_status == 200, batch_answer
+    assert [item["id"] for item in json.loads(batch_answer)] == [7, 8]
