@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolproof.generator.model import Contract
+from toolproof.generator.transforms import lifted_defs
 from toolproof.runtime.errors import STANDARD_ERRORS
 
 __all__ = ["VECTORS_FORMAT", "json_schemas", "vectors"]
@@ -57,17 +58,23 @@ def _error_schema(c: Contract) -> dict[str, Any]:
 
 
 def json_schemas(c: Contract, input_schema: Mapping[str, Any]) -> dict[str, Any]:
-    """One document with the tool's input, output and error schemas under ``$defs``."""
+    """One document with the tool's input, output and error schemas under ``$defs``.
+
+    Definitions of the input and output move beside them (``InputAddress``, ``OutputMoney``), so
+    every ``$ref`` resolves within the document, whichever of its schemas a reader starts from.
+    """
+    moved: dict[str, Any] = {}
+    own = {
+        "Input": lifted_defs(input_schema, "Input", moved),
+        "Output": lifted_defs(c.output_schema, "Output", moved),
+        "Error": _error_schema(c),
+    }
     return {
         "$schema": _DIALECT,
         "$id": f"urn:toolproof:{c.name}:{c.version}",
         "title": c.title,
         "description": c.description,
-        "$defs": {
-            "Input": dict(input_schema),
-            "Output": dict(c.output_schema),
-            "Error": _error_schema(c),
-        },
+        "$defs": {**own, **moved},
     }
 
 

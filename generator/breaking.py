@@ -40,6 +40,7 @@ from toolproof.generator.naming import class_name
 from toolproof.generator.pytypes import TypeBuilder
 from toolproof.generator.refs import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMAS, locate, ref_name, resolve
 from toolproof.runtime.project import ProjectConfig
+from toolproof.runtime.validation import FORMATS as ASSERTED_FORMATS
 
 __all__ = ["REPORT_FORMATS", "BreakingError", "Finding", "Where", "compare", "load_against", "report"]
 
@@ -113,6 +114,20 @@ class _Change:
     rule: str
     path: JsonPath
     message: str
+
+
+_WIDER_FORMATS: Final = frozenset(
+    {
+        ("email", "idn-email"),
+        ("hostname", "idn-hostname"),
+        ("uri", "iri"),
+        ("uri", "uri-reference"),
+        ("uri", "iri-reference"),
+        ("uri-reference", "iri-reference"),
+        ("iri", "iri-reference"),
+    }
+)
+"""(a checked format, one the runtime also checks that takes every value of the first and more)."""
 
 
 def _show(value: Any) -> str:
@@ -529,8 +544,20 @@ class _Schemas:
                 self.add("WIRE_OUTPUT_PATTERN_CHANGED", where, f"{message}; readers that rely on the old pattern break")
         before, after = old.get("format"), new.get("format")
         if before != after:
-            message = f"{who} format {_show(before)} → {_show(after)}; providers and readers that check formats differ"
-            self.add("WIRE_FORMAT_CHANGED", (*path, "format"), message)
+            where, message = (*path, "format"), f"{who} format {_show(before)} → {_show(after)}"
+            # The runtime asserts the formats it knows (validation.FORMATS): one added or removed is a bound.
+            checked_before = before if before in ASSERTED_FORMATS else None
+            checked_after = after if after in ASSERTED_FORMATS else None
+            if checked_before is None and checked_after is None:
+                self.add("WIRE_FORMAT_CHANGED", where, f"{message}; readers that check formats differ")
+            elif None in (checked_before, checked_after):
+                self.bound(checked_after is not None, where, f"{message} (the runtime checks it)")
+            elif (checked_before, checked_after) in _WIDER_FORMATS:
+                self.bound(False, where, f"{message} (the runtime checks both; the new one takes more)")
+            elif (checked_after, checked_before) in _WIDER_FORMATS:
+                self.bound(True, where, f"{message} (the runtime checks both; the new one takes less)")
+            else:  # unrelated: values of the old format are refused, readers get values of a new one
+                self.bound(self.request, where, f"{message} (the runtime checks both)")
 
     def bound(self, stricter: bool, where: JsonPath, message: str) -> None:
         if self.request and stricter:
@@ -800,6 +827,37 @@ def _loss_key(loss: Loss) -> tuple[Any, ...]:
     return (loss.format, loss.tool, loss.schema, loss.path, loss.keyword, loss.action)
 
 
+def _said(loss: Loss) -> tuple[Any, ...]:
+    return (loss.format, loss.tool, loss.schema, loss.keyword, loss.action, loss.detail)
+
+
+def _new_losses(before: Sequence[Loss], after: Sequence[Loss]) -> list[Loss]:
+    """The losses of ``after`` that ``before`` has not: matched where they stand, then by what they say.
+
+    A loss that only moved (its ``$defs`` entry renamed, its schema moved into ``$defs``) is not new;
+    where both sides hold several alike, only the surplus is.
+    """
+    unmatched = Counter(_loss_key(loss) for loss in before)
+    moved: list[Loss] = []
+    for loss in after:
+        if unmatched[_loss_key(loss)]:
+            unmatched[_loss_key(loss)] -= 1
+        else:
+            moved.append(loss)
+    said: Counter[tuple[Any, ...]] = Counter()
+    for loss in before:
+        if unmatched[_loss_key(loss)]:
+            unmatched[_loss_key(loss)] -= 1
+            said[_said(loss)] += 1
+    new: list[Loss] = []
+    for loss in moved:
+        if said[_said(loss)]:
+            said[_said(loss)] -= 1
+        else:
+            new.append(loss)
+    return new
+
+
 def _exports(
     old: Sequence[Contract], new: Sequence[Contract], enums: Mapping[str, list[str]]
 ) -> dict[str, list[_Change]]:
@@ -813,9 +871,8 @@ def _exports(
     for fmt in DEFINITION_FORMATS:
         before, after = export_definitions(fmt, old, enums), export_definitions(fmt, new, enums)
         old_tools, new_tools = _entries(fmt, before.data), _entries(fmt, after.data)
-        known = {_loss_key(loss) for loss in before.losses}
-        for loss in after.losses:
-            if loss.tool not in old_tools or _loss_key(loss) in known:
+        for loss in _new_losses(before.losses, after.losses):
+            if loss.tool not in old_tools:
                 continue
             if loss.keyword == "strict":
                 lost.setdefault((loss.tool, loss.detail), []).append(fmt)

@@ -5,6 +5,11 @@ valid JSON Schema, as strict as ajv's strict mode (``schemalint``); the file is
 named after its module; catalogue codes and template placeholders; render
 templates; each example against the schemas and the catalogue. Across files:
 duplicate tool and module names. Each problem names its rule (``problems.RULES``).
+
+Examples are judged by the runtime's own validator (``SchemaValidator``: the
+same compiled jsonschema-rs check, ECMA-262 patterns, asserted formats), with
+the nulls it reads as absent dropped from inputs first, so an example lint
+passes is one the runtime, the conformance tests and the fuzz tests agree on.
 """
 
 from __future__ import annotations
@@ -18,19 +23,23 @@ from typing import Any
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import relevance
+from jsonschema.exceptions import ValidationError, relevance
 
 from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
 from toolproof.generator.problems import Level, Problem
-from toolproof.generator.schemalint import check_schema
+from toolproof.generator.schemalint import check_schema, number_hint
 from toolproof.generator.source import JsonPath, Source
 from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
+from toolproof.runtime.nulls import NullPlan, drop_absent_nulls, plan_for
 from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError
-from toolproof.runtime.validation import describe
+from toolproof.runtime.validation import SchemaValidator, describe
 
 __all__ = ["check_source", "check_together", "meta_schema"]
 
 _ERROR_RENDER_FIELDS = frozenset({"message", "code", "hint", WHOLE})
+
+_TEXT_SHOWN = 80
+"""Most characters of a text a TP309 message shows, around the first difference."""
 
 
 @cache
@@ -50,14 +59,6 @@ def _meta_fast() -> Any:
     return jsonschema_rs.Draft202012Validator(meta_schema(), validate_formats=False)
 
 
-def _fast(schema: Any) -> Any:
-    """A compiled jsonschema_rs validator for ``schema``, or None when it cannot compile one."""
-    try:
-        return jsonschema_rs.Draft202012Validator(schema, validate_formats=False)
-    except Exception:  # python-jsonschema will say what is wrong, if anything
-        return None
-
-
 def _sorted_errors(errors: Iterable[Any]) -> list[Any]:
     return sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), relevance(e)))
 
@@ -69,27 +70,34 @@ def _template(text: str) -> Template:
 
 
 class _Schema:
-    """One schema of a contract, compiled once for all the instances checked against it."""
+    """One schema of a contract as the runtime checks it: its validator, and for an input the nulls it drops."""
 
-    __slots__ = ("_check", "_fast", "schema")
+    __slots__ = ("_nulls", "_validator")
 
-    def __init__(self, schema: Any) -> None:
-        self.schema = schema
-        self._fast = _fast(schema)
-        self._check: Draft202012Validator | None = None
+    def __init__(self, schema: Any, *, is_input: bool = False) -> None:
+        self._validator = SchemaValidator(schema)
+        self._nulls: NullPlan | None = plan_for(schema) if is_input else None
 
-    def _validator(self) -> Draft202012Validator:
-        if self._check is None:  # built only to explain an instance jsonschema_rs refused: most are valid
-            self._check = Draft202012Validator(self.schema)
-        return self._check
-
-    def errors(self, instance: Any) -> list[Any]:
-        """Every error of ``instance``, most relevant first."""
-        return _errors(self._validator, self._fast, instance)
+    def _seen(self, instance: Any) -> Any:
+        """``instance`` as the validator sees it: the nulls the runtime reads as absent dropped from an input."""
+        return instance if self._nulls is None else drop_absent_nulls(self._nulls, instance)
 
     def is_valid(self, instance: Any) -> bool:
-        """Whether ``instance`` has no error, as :meth:`errors` would find (python-jsonschema has the last word)."""
-        return _fast_valid(self._fast, instance) or bool(self._validator().is_valid(instance))
+        """Whether the runtime accepts ``instance``; it refuses what its validator cannot judge."""
+        try:
+            return self._validator.is_valid(self._seen(instance))
+        except Exception:  # a value beyond the validator's range: the runtime answers invalid_arguments
+            return False
+
+    def errors(self, instance: Any) -> list[Any]:
+        """Every error of ``instance``, by place then relevance; empty when the runtime accepts it."""
+        if self.is_valid(instance):
+            return []
+        try:
+            errors = self._validator.errors(self._seen(instance))
+        except Exception:  # python-jsonschema cannot judge it either
+            errors = []
+        return _sorted_errors(errors) or [ValidationError("the runtime's validator cannot judge this value")]
 
 
 def _fast_valid(fast: Any, instance: Any) -> bool:
@@ -294,7 +302,7 @@ class _Checker:
 
     def _examples(self) -> None:
         examples = self.data["examples"]
-        input_check, output_check = _Schema(self.data["input"]), _Schema(self.data["output"])
+        input_check, output_check = _Schema(self.data["input"], is_input=True), _Schema(self.data["output"])
         props = self.data["output"].get("properties", {})
         field_checks: dict[str, _Schema] = {}
         seen: dict[str, int] = {}
@@ -339,14 +347,14 @@ class _Checker:
                     self.add(
                         (*at, "input", *error.absolute_path),
                         "example-input",
-                        f"example input breaks the input schema: {describe(error)}",
+                        f"example input breaks the input schema: {_described(error)}",
                     )
             if "output" in expect:
                 for error in output_check.errors(expect["output"]):
                     self.add(
                         (*at, "expect", "output", *error.absolute_path),
                         "example-output",
-                        f"example output breaks the output schema: {describe(error)}",
+                        f"example output breaks the output schema: {_described(error)}",
                     )
             for key, value in expect.get("output_includes", {}).items():
                 if key not in props:
@@ -359,7 +367,7 @@ class _Checker:
                     self.add(
                         (*at, "expect", "output_includes", key, *error.absolute_path),
                         "example-output",
-                        f"example output breaks the output schema: {describe(error)}",
+                        f"example output breaks the output schema: {_described(error)}",
                     )
             if "error_output" in expect and "error_output" not in self.data.get("render", {}):
                 message = "the example expects an error_output, but the contract has no render.error_output"
@@ -373,7 +381,8 @@ class _Checker:
                     self.add(
                         (*at, "expect", "text"),
                         "example-text",
-                        "the text does not match the output rendered by render.result",
+                        "the text does not match the output rendered by render.result: "
+                        + _difference(expect["text"], rendered),
                     )
         for code in self.data["errors"]:
             if code not in covered:
@@ -410,12 +419,35 @@ class _Checker:
         if "text" in expect:
             render = _template(self.data.get("render", {}).get("error", "ERROR: {message}"))
             values = {"message": message, "code": code, "hint": ""}
-            if WHOLE not in render.fields and "hint" not in render.fields and render.render(values) != expect["text"]:
-                self.add(
-                    (*at, "expect", "text"),
-                    "example-text",
-                    "the text does not match the message rendered by render.error",
-                )
+            if WHOLE not in render.fields and "hint" not in render.fields:
+                rendered = render.render(values)
+                if rendered != expect["text"]:
+                    self.add(
+                        (*at, "expect", "text"),
+                        "example-text",
+                        "the text does not match the message rendered by render.error: "
+                        + _difference(expect["text"], rendered),
+                    )
+
+
+def _difference(text: str, rendered: str) -> str:
+    """Both texts, clipped to ``_TEXT_SHOWN`` characters from a little before where they first differ."""
+    first = next((i for i, (a, b) in enumerate(zip(text, rendered, strict=False)) if a != b), None)
+    if first is None:
+        first = min(len(text), len(rendered))
+    start = 0 if max(len(text), len(rendered)) <= _TEXT_SHOWN else max(first - 20, 0)
+
+    def clip(value: str) -> str:
+        part = value[start : start + _TEXT_SHOWN]
+        return ("..." if start else "") + repr(part)[1:-1] + ("..." if start + _TEXT_SHOWN < len(value) else "")
+
+    return f"expected '{clip(text)}', rendered '{clip(rendered)}'"
+
+
+def _described(error: Any) -> str:
+    """``describe(error)``, with a hint when a YAML 1.1 string stands where a number belongs (``1e6``)."""
+    hint = number_hint(error.instance) if error.validator == "type" else None
+    return describe(error) + (f" ({hint})" if hint else "")
 
 
 def check_source(source: Source) -> list[Problem]:

@@ -10,14 +10,11 @@ served app against this document.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
-from urllib.parse import quote
 
-from toolproof.generator.losses import pointer
 from toolproof.generator.model import Contract
-from toolproof.generator.refs import locate, walk
+from toolproof.generator.transforms import lifted_defs
 from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL
 from toolproof.runtime.nulls import accepting_dropped_nulls
 
@@ -49,38 +46,8 @@ def _error_body(codes: Sequence[str]) -> dict[str, Any]:
 
 
 def _lift_defs(schema: Mapping[str, Any], prefix: str, components: dict[str, Any]) -> dict[str, Any]:
-    """Move ``$defs`` into components named ``prefix`` and the definition, and point every local ``$ref`` there.
-
-    The schema itself becomes the component ``prefix``: a reference that does not lead into ``$defs``
-    (``#``, ``#/definitions/...``, an ``$anchor``) becomes a pointer into it.
-    """
-    copied: dict[str, Any] = json.loads(json.dumps(schema))
-    defs = copied.pop("$defs", None)
-    defs = defs if isinstance(defs, dict) else {}
-    names: dict[str, str] = {}
-    for name in defs:
-        target = f"{prefix}{re.sub(r'[^A-Za-z0-9]', '', name.title())}"
-        while target in names.values() or target in components:
-            target += "_"
-        names[name] = target
-
-    def component_ref(ref: str) -> str:
-        path, _ = locate(schema, ref)
-        if path is None:
-            return ref
-        if len(path) >= 2 and path[0] == "$defs" and path[1] in names:
-            home, path = names[str(path[1])], path[2:]
-        else:
-            home = prefix
-        return f"#/components/schemas/{home}" + quote(pointer(path), safe="/~$!&'()*+,;=:@")
-
-    for node in (copied, *defs.values()):
-        for _, sub in walk(node):
-            if isinstance(sub, dict) and isinstance(sub.get("$ref"), str) and sub["$ref"].startswith("#"):
-                sub["$ref"] = component_ref(sub["$ref"])
-    for name, target in names.items():
-        components[target] = defs[name]
-    return copied
+    """``schema`` as the component ``prefix``, its ``$defs`` moved beside it as components, every ``$ref`` rewritten."""
+    return lifted_defs(schema, prefix, components, ("components", "schemas"))
 
 
 def _examples(c: Contract) -> dict[str, Any]:

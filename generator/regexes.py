@@ -1,15 +1,17 @@
-"""Patterns in schemas: compiled by Python's ``re`` (the runtime's engine) and read as ECMA-262 (JSON Schema's).
+"""Patterns in schemas: read as ECMA-262 (JSON Schema's, the runtime's) and compiled by Python's ``re`` too.
 
 JSON Schema says patterns are ECMA-262 regular expressions; ajv and the
-providers compile them with the ``u`` flag, while the runtime validates with
-Python's ``re``. A contract's pattern must mean the same to both, so it must
-compile in Python and use nothing ECMA-262's unicode mode refuses. The two
-agree on most syntax, lookbehind included (ECMA-262 also allows variable-width
-lookbehind, which Python refuses); Python-only syntax such as ``\\Z``,
-``(?P<name>...)`` or possessive quantifiers is reported with the ECMA spelling.
-The runtime's compiled validator (jsonschema-rs) must compile it too: it refuses
-a few escapes both dialects take (``\\0``, ``[\\b]``, surrogate pairs), which are
-reported with a spelling every engine reads the same.
+providers compile them with the ``u`` flag, and the runtime validates with
+jsonschema-rs, which reads them so too (lint's example checks use the same
+validator). The generated fuzz tests draw strings from a pattern with
+Python's ``re`` (Hypothesis), so a contract's pattern must also compile in
+Python and use nothing ECMA-262's unicode mode refuses. The two agree on most
+syntax, lookbehind included (ECMA-262 also allows variable-width lookbehind,
+which Python refuses); Python-only syntax such as ``\\Z``, ``(?P<name>...)`` or
+possessive quantifiers is reported with the ECMA spelling. jsonschema-rs must
+compile it too: it refuses a few escapes both dialects take (``\\0``,
+``[\\b]``, surrogate pairs), which are reported with a spelling every engine
+reads the same.
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ problem is an error, located at the key or value at fault.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from typing import Any, Final
 from urllib.parse import unquote
@@ -36,7 +38,7 @@ from toolproof.generator.vocabulary import (
     did_you_mean,
 )
 
-__all__ = ["check_schema"]
+__all__ = ["check_schema", "number_hint"]
 
 _MAY_BE_NULL: Final = frozenset({"const", "default"})
 _PLURAL: Final = {"number": "numbers", "string": "strings", "array": "arrays", "object": "objects"}
@@ -44,6 +46,8 @@ _SAME_LEVEL: Final = ("not", "if", "then", "else")
 _SAME_LEVEL_LISTS: Final = ("allOf", "anyOf", "oneOf")
 _NEW_LEVEL: Final = ("additionalProperties", "items", "contains", "unevaluatedItems", "unevaluatedProperties")
 _SCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_YAML11_STRING_NUMBER: Final = re.compile(r"([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))[eE]([-+]?)([0-9]+)")
+"""Exponent notation: a number in YAML 1.2; in PyYAML (YAML 1.1) only with a dot and a signed exponent, ``1.0e+6``."""
 
 
 @cache
@@ -331,6 +335,18 @@ def _unknown(key: str, value: Any) -> str:
     return f"unknown keyword '{key}' (not JSON Schema 2020-12; annotations take an 'x-' prefix)"
 
 
+def number_hint(value: object) -> str | None:
+    """How to write ``value``, a number in exponent notation YAML 1.1 read as a string (``1e6``); None for others."""
+    if not isinstance(value, str) or (found := _YAML11_STRING_NUMBER.fullmatch(value)) is None:
+        return None
+    mantissa, sign, digits = found.groups()
+    if "." in mantissa and sign:
+        return None  # YAML 1.1 reads it as a number: it was quoted
+    plain = format(Decimal(value), "f")
+    written = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{sign or '+'}{digits}"
+    return f"YAML 1.1 reads {value} as a string; write {plain} or {written}"
+
+
 def _or(types: tuple[str, ...]) -> str:
     return " or ".join(types)
 
@@ -344,7 +360,8 @@ def _meta_message(error: ValidationError) -> str:
             close = TYPE_ALIASES.get(value.lower()) or did_you_mean(value, TYPES)
             hint = f"did you mean '{close}'?" if close else "types: " + ", ".join(TYPES)
             return f"not valid JSON Schema: unknown type '{value}' ({hint})"
-    return f"not valid JSON Schema: {error.message}"
+    number = number_hint(value) if error.validator == "type" else None
+    return f"not valid JSON Schema: {error.message}" + (f" ({number})" if number else "")
 
 
 def check_schema(source: Source, at: JsonPath) -> list[Problem]:

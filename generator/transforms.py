@@ -18,13 +18,16 @@ from urllib.parse import quote
 import orjson
 
 from toolproof.generator.losses import Loss, pointer
-from toolproof.generator.refs import locate, recursive_refs, resolve
+from toolproof.generator.refs import locate, recursive_refs, resolve, walk
+from toolproof.runtime.nulls import kept_nulls
+from toolproof.runtime.validation import FORMATS as ASSERTED_FORMATS
 
 __all__ = [
     "Rewrite",
     "anthropic_schema",
     "gemini_json_schema",
     "gemini_openapi_schema",
+    "lifted_defs",
     "merged_all_of",
     "openai_strict_schema",
 ]
@@ -68,7 +71,21 @@ _ENFORCED = "the runtime still enforces it"
 _DOCUMENTATION = "documentation only"
 _CLOSED = "strict mode needs closed objects; the contract allows extra keys"
 _ONE_BRANCH = "the runtime still enforces that exactly one branch matches"
-_NO_FORMATS = "the runtime does not assert formats"
+
+
+def _format_why(name: object) -> str:
+    """Why moving or dropping a ``format`` loses nothing at run time, or that it does (an unknown one)."""
+    return _ENFORCED if name in ASSERTED_FORMATS else "the runtime does not assert this format"
+
+
+_PRESENCE_KEPT = (
+    "an optional property stands where a keyword tells a key left out from a key sent null (minProperties,"
+    " oneOf, not, ...): strict mode would make the model send null there, which the runtime refuses"
+)
+_NULL_KEPT = (
+    "optional, and null is one of its values: strict mode requires every property, so a call could no longer"
+    " leave it out, which the contract tells apart from null"
+)
 
 
 def _copied(schema: Any) -> Any:
@@ -269,6 +286,56 @@ def _nullable(node: Any) -> Any:
     return node
 
 
+_SHAPED: Final = ("enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties")
+
+
+def _null_allowed(node: Any) -> bool:
+    """Whether one schema lets null through, as ``runtime.nulls`` judges it (a schema without a type or
+    shape does; an ``allOf`` does only when every part does)."""
+    if not isinstance(node, Mapping) or not node:
+        return node is not False
+    kind = node.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "enum" in node:
+        return None in node["enum"]
+    if "const" in node:
+        return node["const"] is None
+    for key in ("anyOf", "oneOf"):
+        if isinstance(node.get(key), list) and any(_null_allowed(sub) for sub in node[key]):
+            return True
+    if isinstance(node.get("allOf"), list) and not all(_null_allowed(sub) for sub in node["allOf"]):
+        return False
+    return kind is None and not any(k in node for k in _SHAPED)
+
+
+def _null_passed_on(node: Any, root: Any) -> bool:
+    """Whether the runtime hands a null sent for an optional property of schema ``node`` to the handler.
+
+    It does when the schema, a local ``$ref`` it leads to, or a branch (``anyOf``, ``oneOf``,
+    ``allOf``) lets null through; else it reads the null as "absent" and drops it (``runtime.nulls``).
+    """
+    if not isinstance(node, Mapping):
+        return node is not False
+    todo: list[Any] = [node]
+    seen: set[int] = set()
+    while todo:
+        facet = todo.pop()
+        if not isinstance(facet, Mapping) or id(facet) in seen:
+            continue
+        seen.add(id(facet))
+        if _null_allowed(facet):
+            return True
+        if isinstance(facet.get("$ref"), str) and facet["$ref"].startswith("#"):
+            found, target = resolve(root, facet["$ref"])
+            if found:
+                todo.append(target)
+        for key in ("anyOf", "oneOf", "allOf"):
+            if isinstance(facet.get(key), list):
+                todo.extend(facet[key])
+    return False
+
+
 _ADJACENT: Final = (
     ("properties", "patternProperties", "additionalProperties"),
     ("prefixItems", "items"),
@@ -306,16 +373,76 @@ def merged_all_of(node: Mapping[str, Any]) -> dict[str, Any] | None:
     return merged
 
 
+_REBASING: Final = ("$schema", "$id", "$anchor")
+"""What a schema moved into a bigger document drops: once every reference in it is a JSON pointer, an
+``$id`` would move the base they resolve against, and an ``$anchor`` could clash with another schema's."""
+
+
+def lifted_defs(
+    schema: Mapping[str, Any], home: str, defs: dict[str, Any], base: tuple[str, ...] = ("$defs",)
+) -> dict[str, Any]:
+    """``schema`` made to stand at ``#/$defs/<home>`` of a bigger document, its own ``$defs`` moved beside it.
+
+    ``base`` is where ``defs`` stands in that document (``("components", "schemas")`` in OpenAPI's).
+
+    Under JSON Schema 2020-12 a ``#...`` reference resolves against the document's root, so a schema
+    nested unchanged would point at nothing. Each definition moves into ``defs`` (the document's
+    ``$defs``, whose names it avoids) as ``home`` and its name (``address`` of ``Input`` becomes
+    ``InputAddress``), and every local ``$ref`` becomes the JSON pointer to where its target now
+    stands: ``#`` becomes ``#/$defs/<home>``, an anchor the pointer to the schema that holds it.
+
+    Returns:
+        The schema to store as ``defs[home]``: a copy, without its ``$defs`` and without ``$schema``,
+        ``$id`` and ``$anchor`` anywhere (``_REBASING``).
+    """
+    copied: dict[str, Any] = _copied(dict(schema))
+    moved = copied.pop("$defs", None)
+    moved = moved if isinstance(moved, dict) else {}
+    names: dict[str, str] = {}
+    for name in moved:
+        target = home + re.sub(r"[^A-Za-z0-9]", "", name.title())
+        while target == home or target in defs or target in names.values():
+            target += "_"
+        names[name] = target
+
+    def moved_ref(ref: str) -> str:
+        path, _ = locate(schema, ref)
+        if path is None:
+            return ref
+        where = home
+        if len(path) >= 2 and path[0] == "$defs" and path[1] in names:
+            where, path = names[str(path[1])], path[2:]
+        return "#" + quote(pointer((*base, where, *path)), safe="/~$!&'()*+,;=:@")
+
+    for top in (copied, *moved.values()):
+        for _, node in walk(top):
+            if not isinstance(node, dict):
+                continue
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#"):
+                node["$ref"] = moved_ref(ref)
+            for key in _REBASING:
+                node.pop(key, None)
+    for name, target in names.items():
+        defs[target] = moved[name]
+    return copied
+
+
 def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai") -> Rewrite:
     """OpenAI strict mode: closed objects, every property required, optional ones nullable.
 
     Unsupported keywords move into the description; ``default`` does too unless
     the description already says it; ``title`` and ``examples`` are dropped;
     ``oneOf`` becomes ``anyOf``. When a construct cannot be made strict (a map,
-    a multi-part ``allOf``, an untyped array), the tool is exported non-strict
-    with its schema as written, and the reason is recorded.
+    a multi-part ``allOf``, an untyped array, an optional property that takes
+    null, where a null the runtime passes on and a key left out mean different
+    things, or one beside a keyword that counts the keys present:
+    ``nulls.kept_nulls``), the tool is exported non-strict with its schema as written, and the
+    reason is recorded.
     """
     w = _Walker(fmt, tool, "input")
+    if kept_nulls(schema):
+        w.block((), _PRESENCE_KEPT)
 
     def visit(node: Any, path: Path) -> Any:
         if isinstance(node, bool):
@@ -354,7 +481,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
             if key in node:
                 w.to_description(node, path, key, f"OpenAI strict mode rejects it; {_ENFORCED}")
         if "format" in node and node["format"] not in _OPENAI_FORMATS:
-            w.to_description(node, path, "format", f"not an OpenAI strict format; {_NO_FORMATS}")
+            w.to_description(node, path, "format", f"not an OpenAI strict format; {_format_why(node['format'])}")
         if isinstance(node.get("pattern"), str) and _LOOKAROUND.search(node["pattern"]):
             w.to_description(node, path, "pattern", f"OpenAI strict mode has no lookaround; {_ENFORCED}")
         w.false_branches(node, path)
@@ -365,13 +492,21 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
         if node.get("type") == "array" and "items" not in node:
             w.block(path, "an array without typed items")
         w.false_properties(node, path)
+        required = set(node.get("required", ()))
+        declared = node.get("properties")
+        null_kept = {
+            name
+            for name, sub in (declared.items() if isinstance(declared, dict) else ())
+            if name not in required and isinstance(sub, dict) and _null_passed_on(sub, schema)  # not true: it blocks
+        }
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:
             w.close(node, path)
             props: dict[str, Any] = node.setdefault("properties", {})
-            required = set(node.get("required", ()))
             for name in props:
-                if name not in required:
+                if name in null_kept:
+                    w.block((*path, "properties", name), _NULL_KEPT)
+                elif name not in required:
                     props[name] = _nullable(props[name])
                     w.loss(
                         (*path, "properties", name),
@@ -415,10 +550,12 @@ def anthropic_schema(schema: dict[str, Any], tool: str) -> Rewrite:
         if node.get("minItems", 0) > 1:
             w.to_description(node, path, "minItems", f"Anthropic strict mode allows minItems 0 or 1; {_ENFORCED}")
         if "format" in node and node["format"] not in _ANTHROPIC_FORMATS:
-            w.to_description(node, path, "format", "not among Anthropic's strict formats")
+            w.to_description(
+                node, path, "format", f"not among Anthropic's strict formats; {_format_why(node['format'])}"
+            )
         pattern = node.get("pattern")
         if isinstance(pattern, str) and (_LOOKAROUND.search(pattern) or "\\b" in pattern):
-            w.to_description(node, path, "pattern", "Anthropic strict regexes have no lookaround or \\b")
+            w.to_description(node, path, "pattern", f"Anthropic strict regexes have no lookaround or \\b; {_ENFORCED}")
         elif isinstance(pattern, str) and _has_backreference(pattern):
             w.to_description(node, path, "pattern", f"Anthropic strict regexes have no backreferences; {_ENFORCED}")
         w.false_branches(node, path)
@@ -455,7 +592,8 @@ def gemini_json_schema(schema: dict[str, Any], tool: str, which: str) -> Rewrite
             node["enum"] = [value]
             w.loss(path, "const", "rewritten as a one-value enum", "the same set of values")
         if "format" in node:
-            w.to_description(node, path, "format", f"Gemini ignores or rejects string formats; {_NO_FORMATS}")
+            why = f"Gemini ignores or rejects string formats; {_format_why(node['format'])}"
+            w.to_description(node, path, "format", why)
         for key in ("exclusiveMinimum", "exclusiveMaximum"):
             if key in node:
                 w.to_description(node, path, key, f"Gemini rejects it; {_ENFORCED}")
@@ -502,7 +640,6 @@ _GEMINI_DROPPED = (
 _GEMINI_DROPPED_WHY: Final = {
     "title": f"the parameters form has no such field; {_DOCUMENTATION}",
     "examples": f"the parameters form has no such field; {_DOCUMENTATION}",
-    "format": f"the parameters form takes only a few formats of its own; {_NO_FORMATS}",
 }
 """Why a dropped keyword is safe to drop, where "the runtime still enforces it" would not be true."""
 
@@ -587,12 +724,10 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
                 out[key] = node[key]
         for key in _GEMINI_DROPPED:
             if key in node:
-                w.loss(
-                    path,
-                    key,
-                    "dropped",
-                    _GEMINI_DROPPED_WHY.get(key, f"the parameters form has no such field; {_ENFORCED}"),
-                )
+                why = _GEMINI_DROPPED_WHY.get(key, f"the parameters form has no such field; {_ENFORCED}")
+                if key == "format":
+                    why = f"the parameters form takes only a few formats of its own; {_format_why(node[key])}"
+                w.loss(path, key, "dropped", why)
         if "const" in node or "enum" in node:
             enum(node, out, path)
         for key in ("anyOf", "oneOf"):

@@ -1,16 +1,17 @@
-"""TypeScript declarations for each tool's input, output and error codes."""
+"""TypeScript declarations for each tool's input, output, error codes and error object."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import class_name
 from toolproof.generator.refs import ref_name, resolve
 from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
+from toolproof.runtime.template import Template, TemplateSyntaxError
 
 __all__ = ["typescript_declarations"]
 
@@ -99,6 +100,45 @@ class _Types:
         return " & ".join(f"({t})" if " | " in t else t for t in known) or "unknown"
 
 
+_ALWAYS: Final = frozenset({"code", "message"})
+"""The values every error has; ``hint`` may be missing, and so may an argument or a param."""
+
+
+def _error_output(c: Contract, indent: str) -> str:
+    """The type of ``render.error_output``'s object: each key as its entry makes it (``runtime.spec.ErrorOutput``).
+
+    A literal is its own JSON type; ``"{code}"`` is the error code, ``"{message}"`` and any other
+    text a string; exactly one other placeholder copies a value the caller or the handler chose (a
+    refused call carries what was sent), so it is ``unknown``. A key that may lack its value is optional.
+    """
+    lines = []
+    for key, entry in (c.error_output or {}).items():
+        if not isinstance(entry, str):
+            kind, optional = json.dumps(entry, ensure_ascii=False), False
+        else:
+            try:
+                fields = set(Template(entry).fields)
+            except TemplateSyntaxError:  # lint refuses it first (TP106)
+                fields = set()
+            copied = {"{" + name + "}": name for name in fields}.get(entry)  # exactly one placeholder
+            kinds = {"code": f"{c.prefix}ErrorCode", "message": "string", None: "string"}
+            kind = kinds.get(copied, "unknown")
+            optional = not fields <= _ALWAYS
+        lines.append(f"{indent}  {_key(key)}{'?' if optional else ''}: {kind};\n")
+    return "{\n" + "".join(lines) + indent + "}"
+
+
+def _error(c: Contract) -> str:
+    """The ``<Tool>Error`` interface: code, message and hint, and the contract's error object if it declares one."""
+    prefix = c.prefix
+    output = ""
+    if c.error_output:
+        doc = _doc("The error as render.error_output builds it; absent when a value has no JSON form.", "  ")
+        output = f"{doc}  output?: {_error_output(c, '  ')};\n"
+    fields = f"  code: {prefix}ErrorCode;\n  message: string;\n  hint?: string;\n{output}"
+    return f"export interface {prefix}Error {{\n{fields}}}\n"
+
+
 def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str:
     """Declarations of ``<Tool>Input``, ``<Tool>Output``, ``<Tool>ErrorCode`` and ``<Tool>Error``."""
     prefix = c.prefix
@@ -121,6 +161,6 @@ def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str
         f"export type {prefix}ErrorCode =\n"
         + "".join(f"  | {json.dumps(code)}\n" for code in codes).rstrip("\n")
         + ";\n\n",
-        f"export interface {prefix}Error {{\n  code: {prefix}ErrorCode;\n  message: string;\n  hint?: string;\n}}\n",
+        _error(c),
     ]
     return "".join(parts)

@@ -9,7 +9,12 @@ key before validation, wherever the exported schema made it nullable, so the
 handler sees exactly what the contract describes.
 
 Where branches name the same property, it is dropped only when no branch
-accepts null for it. Local references (``#``, ``#/json/pointer``, ``#anchor``)
+accepts null for it. Nothing is dropped where a keyword counts or tests which
+keys are present (``minProperties``, ``maxProperties``, ``dependentRequired``,
+``dependentSchemas``, ``not``, ``if``, ``oneOf``'s exclusivity): there, leaving a
+key out and sending it null differ, and the value is judged as it came
+(``kept_nulls`` says whether a schema has such a place, for exports that
+would make its properties nullable). Local references (``#``, ``#/json/pointer``, ``#anchor``)
 are followed, recursive ones included; other references are not.
 """
 
@@ -19,9 +24,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NullPlan", "accepting_dropped_nulls", "drop_absent_nulls", "plan_for"]
+__all__ = ["NullPlan", "accepting_dropped_nulls", "drop_absent_nulls", "kept_nulls", "plan_for"]
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
+_PRESENCE = ("minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "not", "if", "oneOf")
+"""Keywords whose verdict may change when a key is left out instead of sent null: no null is dropped beside them."""
 
 
 class NullPlan:
@@ -67,6 +74,8 @@ class _Planner:
         self.keep: list[Any] = []  # the facets whose ids key ``plans``, kept alive while planning
         self.marks: list[tuple[list[Mapping[str, Any]], frozenset[str]]] = []
         """Each plan's facets and the keys it drops, for ``accepting_dropped_nulls``."""
+        self.kept = False
+        """Whether some optional key that does not take null is kept when null (``_PRESENCE``)."""
 
     def resolve(self, ref: Any) -> Any:
         """The schema a local ``$ref`` names, or None."""
@@ -158,6 +167,9 @@ class _Planner:
             for name in optional
             if not any(_accepts_null(sub) for sub in [*declared[name], *self.facets(declared[name])])
         )
+        if plan.droppable and any(key in facet for facet in facets for key in _PRESENCE):
+            plan.droppable = frozenset()  # a key left out and a key sent null may be judged apart here
+            self.kept = True
         if plan.droppable:
             self.marks.append((facets, plan.droppable))
         plan.properties = {name: self.plan(subs) for name, subs in declared.items()}
@@ -198,6 +210,19 @@ def plan_for(schema: Any) -> NullPlan | None:
     if not isinstance(schema, Mapping):
         return None
     return _prune(_Planner(schema).plan([schema]))
+
+
+def kept_nulls(schema: Any) -> bool:
+    """Whether some optional property that does not take null keeps its null here (next to a ``_PRESENCE`` keyword).
+
+    An export that makes every optional property nullable (OpenAI strict mode)
+    would let a model send a null there that the runtime refuses.
+    """
+    if not isinstance(schema, Mapping):
+        return False
+    planner = _Planner(schema)
+    planner.plan([schema])
+    return planner.kept
 
 
 def accepting_dropped_nulls(schema: Mapping[str, Any]) -> dict[str, Any]:

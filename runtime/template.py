@@ -3,9 +3,11 @@
 One small grammar serves both: literal text with ``{name}`` placeholders, and
 ``{{`` / ``}}`` for literal braces. ``{$}`` stands for the whole value being
 rendered (a tool's output, say). A string value is inserted as it is; any other
-value is inserted as compact JSON, so ``{size}`` renders ``42`` and ``{$}``
-renders the output object. ``{name|json}`` inserts any value as JSON, strings
-quoted and escaped, for templates that build JSON text.
+value is inserted as JSON the way Python's ``json.dumps`` writes it (``, ``
+and ``: `` between items, non-ASCII kept), so ``{size}`` renders ``42`` and
+``{$}`` renders the output object as the seeds' Python tools print theirs
+(seed 001's get_skill). ``{name|json}`` inserts any value as the same JSON,
+strings quoted and escaped, for templates that build JSON text.
 
 Templates are parsed once (at generation time, and again when the runtime
 loads a contract) into literal and field parts, so rendering is a join.
@@ -24,6 +26,9 @@ WHOLE: Final = "$"
 """The placeholder name that stands for the whole value being rendered."""
 
 _FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|\$)(\|json)?")
+_as_json: Final = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)``, from one encoder built once (``json.dumps`` with options builds one
+per call)."""
 
 
 class TemplateSyntaxError(ValueError):
@@ -39,7 +44,7 @@ def format_value(value: object) -> str:
     """Render one placeholder value: strings as they are, anything else as JSON."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return _as_json(value)
 
 
 class Template:
@@ -105,7 +110,7 @@ class Template:
         out = [lits[0]]
         for name, lit, as_json in zip(self.fields, lits[1:], self._json, strict=True):
             value = whole if name == WHOLE else values[name]
-            out.append(json.dumps(value, ensure_ascii=False) if as_json else format_value(value))
+            out.append(_as_json(value) if as_json else format_value(value))
             out.append(lit)
         return "".join(out)
 
@@ -121,7 +126,7 @@ class Template:
         for name, lit, as_json in zip(self.fields, self._literals[1:], self._json, strict=True):
             group = "whole" if name == WHOLE else name
             if name in known:
-                text = json.dumps(known[name], ensure_ascii=False) if as_json else format_value(known[name])
+                text = _as_json(known[name]) if as_json else format_value(known[name])
                 parts.append(re.escape(text))
             elif group in seen:
                 parts.append(f"(?P={group})")

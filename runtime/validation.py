@@ -3,8 +3,11 @@
 Valid input takes the fast path, a compiled jsonschema-rs validator. Only when
 that says "invalid" does python-jsonschema (imported lazily) explain why, so
 the message names the offending field by JSON path and the most relevant
-problem comes first. Both implement Draft 2020-12 with ``format`` as an
-annotation, so they agree on what is valid.
+problem comes first. Both implement Draft 2020-12; ``pattern`` and ``format``
+are read by jsonschema-rs in both (``_ecma_pattern``, ``_asserted_format``), so
+they agree on what is valid: patterns are ECMA-262 (``$`` matches only at the
+very end), and the formats of ``FORMATS`` are asserted, not annotations
+(``"2024-13-01"`` is no ``date``). Any other format stays an annotation.
 
 A schema is compiled by its first check, not when its tool is bound: a server
 answers ``tools/list`` without importing jsonschema-rs (~3 ms of start-up, and
@@ -20,15 +23,41 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["SchemaValidator", "import_compiler"]
+__all__ = ["FORMATS", "SchemaValidator", "import_compiler"]
 
 _MAX_SHOWN = 60
+
+_ENUM_SHOWN = 5
+"""How many allowed values a refusal lists (a dynamic enum may hold thousands)."""
+
+FORMATS: Final[Mapping[str, str]] = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date-time (RFC 3339, such as 2024-05-01T09:30:00Z)",
+    "time": "a time with its offset (HH:MM:SS then Z or +HH:MM)",
+    "duration": "an ISO 8601 duration (such as P3DT4H)",
+    "email": "an email address",
+    "idn-email": "an email address",
+    "hostname": "a hostname",
+    "idn-hostname": "a hostname",
+    "ipv4": "an IPv4 address",
+    "ipv6": "an IPv6 address",
+    "uri": "an absolute URI (such as https://example.com/a)",
+    "uri-reference": "a URI reference",
+    "iri": "an absolute IRI (such as https://example.com/a)",
+    "iri-reference": "an IRI reference",
+    "uuid": "a UUID (such as 123e4567-e89b-12d3-a456-426614174000)",
+    "regex": "a regular expression",
+    "json-pointer": "a JSON pointer (such as /items/0)",
+    "relative-json-pointer": "a relative JSON pointer (such as 0/name)",
+    "uri-template": "a URI template (RFC 6570)",
+}
+"""The formats the runtime asserts (those jsonschema-rs checks), each as a refusal names it; others are annotations."""
 
 
 def _show(value: object) -> str:
@@ -75,7 +104,11 @@ def describe(error: ValidationError) -> str:
         expected = value if isinstance(value, str) else " or ".join(value)
         return f"{path}: expected {expected}, got {_type_name(instance)}"
     if keyword == "enum":
-        return f"{path}: must be one of {', '.join(_show(v) for v in value)} (got {_show(instance)})"
+        shown = value if len(value) <= _ENUM_SHOWN + 1 else value[:_ENUM_SHOWN]
+        more = f", ... ({len(value) - len(shown)} more)" if len(shown) < len(value) else ""
+        return f"{path}: must be one of {', '.join(_show(v) for v in shown)}{more} (got {_show(instance)})"
+    if keyword == "format":
+        return f"{path}: must be {FORMATS.get(value, f'in the format {value!r}')}, got {_show(instance)}"
     if keyword == "const":
         return f"{path}: must be {_show(value)} (got {_show(instance)})"
     simple = {
@@ -174,11 +207,35 @@ def _ecma_pattern(validator: Validator, pattern: str, instance: Any, schema: Any
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+_FORMAT_CHECKS: dict[str, Callable[[Any], bool]] = {}
+"""Compiled ``{"format": ...}`` checks, by format (only those of ``FORMATS``)."""
+
+
+def _asserted_format(validator: Validator, form: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """``format`` as jsonschema-rs asserts it, for the formats of ``FORMATS``; any other is an annotation.
+
+    python-jsonschema's own format checker differs (its ``date-time`` and
+    ``email`` need optional packages, and it checks them otherwise), so the
+    explanation asks the engine that refused.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    if form not in FORMATS or not validator.is_type(instance, "string"):
+        return
+    check = _FORMAT_CHECKS.get(form)
+    if check is None:
+        check = _import_jsonschema_rs().validator_for({"format": form}, validate_formats=True).is_valid
+        _FORMAT_CHECKS[form] = check
+    if not check(instance):
+        yield ValidationError(f"{instance!r} is not a {form!r}")
+
+
 def _explainer_class() -> type[Validator]:
-    """Draft 2020-12 as python-jsonschema implements it, with ``pattern`` read as the fast path reads it."""
+    """Draft 2020-12 as python-jsonschema implements it; ``pattern`` and ``format`` read as the fast path reads them."""
     from jsonschema import Draft202012Validator, validators
 
-    extended: type[Validator] = validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})  # type: ignore[no-untyped-call]
+    keywords = {"pattern": _ecma_pattern, "format": _asserted_format}
+    extended: type[Validator] = validators.extend(Draft202012Validator, keywords)  # type: ignore[no-untyped-call]
     return extended
 
 
@@ -203,17 +260,25 @@ class SchemaValidator:
     def _compile_and_check(self, instance: Any) -> bool:
         if self._compiled is None:  # the first check (a caller may keep this method: later ones skip the compile)
             jsonschema_rs = _import_jsonschema_rs()
-            self._compiled = jsonschema_rs.validator_for(dict(self.schema), validate_formats=False).is_valid
+            self._compiled = jsonschema_rs.validator_for(dict(self.schema), validate_formats=True).is_valid
             self.is_valid = self._compiled
         return self._compiled(instance)
+
+    def errors(self, instance: Any) -> list[ValidationError]:
+        """Every error of ``instance``: python-jsonschema's, with patterns and formats read as the fast path reads them.
+
+        For callers that locate each error themselves (lint's example checks);
+        in no particular order, and empty when valid.
+        """
+        if self._explainer is None:
+            self._explainer = _explainer_class()(self.schema)
+        return list(self._explainer.iter_errors(instance))
 
     def problems(self, instance: Any) -> list[str]:
         """Every problem with ``instance``, most relevant first; empty when valid."""
         from jsonschema.exceptions import relevance
 
-        if self._explainer is None:
-            self._explainer = _explainer_class()(self.schema)
-        errors = sorted(self._explainer.iter_errors(instance), key=relevance)
+        errors = sorted(self.errors(instance), key=relevance)
         # relevance sorts the best match last.
         return [describe(error) for error in reversed(errors)]
 

@@ -3,7 +3,7 @@
 Success: MCP (2025-06-18 on, "Output Schema") requires a tool that declares an
 output schema to return ``structuredContent`` that conforms to it, and every
 contract declares one, so a successful result must carry an object the
-output schema accepts (``format`` as an annotation, as the runtime checks).
+output schema accepts, as the runtime checks it (its formats asserted, ``validation.FORMATS``).
 Under an older revision (see ``revisions``) a result carries only its content:
 where the contract renders the whole output (``render.result: "{$}"``) the text
 is read as the output; elsewhere the text must be the contract's rendering of

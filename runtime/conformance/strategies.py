@@ -5,14 +5,18 @@
 JSON pointers such as ``#/$defs/name``, with sibling keywords, a recursive one
 expanded at most ``MAX_RECURSION`` times on one path); strings' ``minLength``,
 ``maxLength``, ``pattern`` (ECMA-style: ``\\d`` and ``\\w`` are ASCII) and
-``format`` (date, date-time, time, email, uuid, uri, hostname, ipv4, ipv6);
+``format`` (each the runtime asserts, ``validation.FORMATS``: dates, times,
+durations, emails, hostnames, IP addresses, URIs and IRIs, UUIDs, regexes, JSON
+pointers, URI templates); every string drawn, or taken from the seeds, passes
+the runtime's own validator for its string keywords, so a draw never breaks a
+format or reads a pattern as Python's ``re`` would (``$`` before a newline);
 numbers' ``minimum``, ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum`` and
 ``multipleOf``; arrays' ``items``, ``prefixItems``, ``minItems``, ``maxItems`` and
 ``uniqueItems``; objects' ``properties``, ``required`` and ``additionalProperties``.
 
 What it draws is meant to be valid, not proof of it: keywords it does not
 generate (``not``, ``contains``, ``dependentRequired``, ``minProperties``, the
-exclusivity of ``oneOf``, a format it does not know) are left to the validator
+exclusivity of ``oneOf``) are left to the validator
 ``fuzz.valid_arguments`` filters with. A ``$ref`` it cannot resolve draws any JSON.
 
 hypothesis-jsonschema would derive these, but its last release (0.23.1) fails
@@ -24,12 +28,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any, Final
 from urllib.parse import unquote
 
 from hypothesis import strategies as st
+
+from toolproof.runtime.validation import SchemaValidator
 
 __all__ = ["MAX_RECURSION", "json_values", "schema_values"]
 
@@ -42,22 +48,39 @@ MAX_STRING: Final = 200
 MAX_EXTRA_ITEMS: Final = 5
 """Most items drawn beyond ``minItems``, whatever ``maxItems`` allows (keeps a run fast)."""
 
+_STRING_KEYWORDS: Final = ("minLength", "maxLength", "pattern", "format")
+"""What the runtime checks of a string, and so what a drawn string is checked against."""
+
 _UTC = st.just(UTC)
 _URI: Final = r"https?://[a-z][a-z0-9]{0,9}\.example\.(com|org)(/[A-Za-z0-9._~-]{0,9}){0,3}"
+_HOSTNAME = st.from_regex(r"[a-z][a-z0-9]{0,10}(\.[a-z][a-z0-9]{0,10}){0,2}", fullmatch=True)
+_NUMBER = r"[0-9]{1,3}"
+_DURATION_TIME: Final = f"T({_NUMBER}H({_NUMBER}M({_NUMBER}S)?)?|{_NUMBER}M({_NUMBER}S)?|{_NUMBER}S)"
+_DURATION_DATE: Final = f"({_NUMBER}D|{_NUMBER}M({_NUMBER}D)?|{_NUMBER}Y({_NUMBER}M({_NUMBER}D)?)?)"
+_POINTER: Final = r"(/([A-Za-z0-9_]|~[01]){0,8}){0,4}"
 _FORMATS: Final[Mapping[str, st.SearchStrategy[str]]] = {
     "date": st.dates().map(date.isoformat),
     "date-time": st.datetimes(timezones=_UTC).map(datetime.isoformat),
     "time": st.times(timezones=_UTC).map(time.isoformat),
-    "email": st.emails(),
-    "idn-email": st.emails(),
+    "duration": st.from_regex(f"P({_DURATION_DATE}({_DURATION_TIME})?|{_DURATION_TIME}|{_NUMBER}W)", fullmatch=True),
+    "email": st.emails(domains=_HOSTNAME),
     "uuid": st.uuids().map(str),
     "uri": st.from_regex(_URI, fullmatch=True),
     "uri-reference": st.from_regex(r"(/?[A-Za-z0-9._~-]{1,12}){1,3}", fullmatch=True),
-    "hostname": st.from_regex(r"[a-z][a-z0-9]{0,10}(\.[a-z][a-z0-9]{0,10}){0,2}", fullmatch=True),
+    "hostname": _HOSTNAME,
     "ipv4": st.ip_addresses(v=4).map(str),
     "ipv6": st.ip_addresses(v=6).map(str),
+    "regex": st.from_regex(r"\^?(([a-z0-9]|\[a-z\]|\[0-9\]|\\d|\\w|\.)[*+?]?){1,6}\$?", fullmatch=True),
+    "json-pointer": st.from_regex(_POINTER, fullmatch=True),
+    "relative-json-pointer": st.from_regex(f"(0|[1-9][0-9]{{0,2}})(#|{_POINTER})", fullmatch=True),
+    "uri-template": st.from_regex(r"https://example\.com(/[a-z]{1,8}|/\{[a-z]{1,8}\}){0,3}", fullmatch=True),
 }
-_FORMAT_ALIASES: Final = {"iri": "uri", "iri-reference": "uri-reference", "idn-hostname": "hostname"}
+_FORMAT_ALIASES: Final = {
+    "iri": "uri",
+    "iri-reference": "uri-reference",
+    "idn-email": "email",
+    "idn-hostname": "hostname",
+}
 _KIND_HINTS: Final = (
     ("object", ("properties", "required", "additionalProperties", "patternProperties")),
     ("array", ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")),
@@ -68,7 +91,8 @@ _KIND_HINTS: Final = (
 
 def json_values() -> st.SearchStrategy[Any]:
     """Any JSON value, small."""
-    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    finite = st.floats(allow_nan=False, allow_infinity=False)  # JSON has no NaN or Infinity
+    scalars = st.none() | st.booleans() | st.integers() | finite | st.text(max_size=20)
     return st.recursive(
         scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)
     )
@@ -192,24 +216,24 @@ class _Builder:
         return self.build(resolved, (*refs, ref))
 
     def _string(self, schema: Mapping[str, Any]) -> st.SearchStrategy[str]:
+        """Strings from the pattern and the format (either, when both), checked by the runtime's validator."""
         low = int(schema.get("minLength", 0))
         high = int(schema.get("maxLength", low + MAX_STRING))
         pattern, form = schema.get("pattern"), schema.get("format")
         form = _FORMAT_ALIASES.get(form, form) if isinstance(form, str) else None
-        compiled: re.Pattern[str] | None = None
+        sources: list[st.SearchStrategy[str]] = []
         if isinstance(pattern, str):
             try:
-                compiled = re.compile(pattern, re.ASCII)  # ECMA-262: \d, \w and \b are ASCII
+                sources.append(st.from_regex(re.compile(pattern, re.ASCII), fullmatch=True))  # ECMA: \d, \w ASCII
             except re.error:
-                compiled = None
-        if compiled is not None:
-            drawn = st.from_regex(compiled, fullmatch=True)
-        elif isinstance(form, str) and form in _FORMATS:
-            drawn = _FORMATS[form]
-        else:
-            drawn = st.text(min_size=low, max_size=high)
-        drawn = drawn.filter(lambda s: low <= len(s) <= high)
-        fitting = [s for s in self.seeds if low <= len(s) <= high and (compiled is None or compiled.search(s))]
+                pass
+        if form is not None and form in _FORMATS:
+            sources.append(_FORMATS[form])
+        if not sources:
+            sources.append(st.text(min_size=low, max_size=high))
+        valid = _string_check({k: schema[k] for k in _STRING_KEYWORDS if k in schema})
+        drawn = st.one_of(sources).filter(valid)
+        fitting = [s for s in self.seeds if valid(s)]
         return st.one_of(st.sampled_from(fitting), drawn) if fitting else drawn
 
     def _array(self, schema: Mapping[str, Any], refs: tuple[str, ...]) -> st.SearchStrategy[list[Any]]:
@@ -244,6 +268,19 @@ class _Builder:
         extras = st.dictionaries(keys, self.build(additional, refs), max_size=2)
         extra: st.SearchStrategy[dict[str, Any]] = st.just({}) | extras
         return st.tuples(shaped, extra).map(lambda parts: {**parts[1], **parts[0]})
+
+
+def _string_check(keywords: Mapping[str, Any]) -> Callable[[str], bool]:
+    """Whether the runtime's validator accepts a string for these string keywords (False when it cannot judge)."""
+    validator = SchemaValidator(keywords)
+
+    def valid(text: str) -> bool:
+        try:
+            return validator.is_valid(text)
+        except ValueError:  # a schema it cannot compile: no string is known to pass
+            return False
+
+    return valid
 
 
 def _bounds(schema: Mapping[str, Any]) -> tuple[float | None, bool, float | None, bool]:

@@ -302,19 +302,106 @@ def test_an_all_of_is_merged_only_when_one_schema_says_the_same(
         {"anyOf": [{"type": "integer"}, {"type": ["string", "null"]}]},
         {"enum": ["a", None]},
         {"const": None},
+        {"oneOf": [{"type": "string"}, {"type": "null"}]},
+        {"$ref": "#/$defs/maybe"},
+        {"allOf": [{"$ref": "#/$defs/maybe"}]},
     ],
-    ids=["a null branch", "a null type", "a branch with a null type", "null in the enum", "a null const"],
+    ids=[
+        *("a null branch", "a null type", "a branch with a null type", "null in the enum", "a null const"),
+        *("a null oneOf branch", "a $ref to a nullable definition", "an allOf of one"),
+    ],
 )
 @pytest.mark.parametrize("fmt", ["openai", "openai-responses"])
-def test_openai_strict_adds_no_second_null_to_an_optional_field_that_takes_null(
+def test_openai_strict_exports_non_strict_a_tool_with_an_optional_field_that_takes_null(
     fmt: str, optional: dict[str, Any]
 ) -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string"}, "v": optional}, "required": ["a"]}
+    # Strict mode would make it required: null then clears (the runtime passes it on), and "leave it out" is lost.
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "v": optional},
+        "required": ["a"],
+        "$defs": {"maybe": {"type": ["string", "null"]}},
+    }
 
     rewrite = openai_strict_schema(schema, "t", fmt)
 
-    assert rewrite.schema["properties"]["v"] == optional
-    assert rewrite.schema["required"] == ["a", "v"]
+    assert not rewrite.strict
+    assert rewrite.schema == schema
+    why = (
+        "/properties/v: optional, and null is one of its values: strict mode requires every property, so a call"
+        " could no longer leave it out, which the contract tells apart from null"
+    )
+    assert rewrite.why_not_strict == why
+    assert [(loss.keyword, loss.action, loss.detail) for loss in rewrite.losses] == [
+        ("strict", "exported non-strict", f"cannot be made strict: {why}")
+    ]
+
+
+def test_openai_strict_still_makes_a_required_field_that_takes_null_and_a_nested_optional_one_strict() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "v": {"type": ["string", "null"]},
+            "w": {"type": "object", "properties": {"x": {"type": "string"}}},
+        },
+        "required": ["v"],
+    }
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert rewrite.strict
+    assert rewrite.schema["properties"]["v"] == {"type": ["string", "null"]}
+    assert rewrite.schema["properties"]["w"]["properties"]["x"] == {"type": ["string", "null"]}
+
+
+def test_openai_strict_refuses_a_nested_optional_field_that_takes_null_where_it_stands() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"w": {"type": "array", "items": {"$ref": "#/$defs/row"}}},
+        "$defs": {"row": {"type": "object", "properties": {"note": {"enum": ["x", None]}}}},
+    }
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert not rewrite.strict
+    assert [path for path, _ in rewrite.blockers] == [("$defs", "row", "properties", "note")]
+
+
+@pytest.mark.parametrize(
+    "optional",
+    [
+        {"type": "string"},
+        {"type": ["string", "null"]},
+        {"enum": ["a", None]},
+        {"type": "string", "enum": ["a", None]},
+        {"const": None},
+        {"const": "a"},
+        {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        {"oneOf": [{"type": "integer"}, {"$ref": "#/$defs/maybe"}]},
+        {"$ref": "#/$defs/maybe"},
+        {"$ref": "#/$defs/never"},
+        {"allOf": [{"$ref": "#/$defs/maybe"}]},
+        {"allOf": [{"$ref": "#/$defs/never"}]},
+        {"type": "object", "properties": {"x": {"type": "string"}}, "additionalProperties": False},
+    ],
+)
+def test_openai_strict_refuses_exactly_the_optional_fields_whose_null_the_runtime_passes_on(
+    optional: dict[str, Any],
+) -> None:
+    from toolproof.runtime.nulls import plan_for
+
+    schema = {
+        "type": "object",
+        "properties": {"v": optional},
+        "$defs": {"maybe": {"type": ["string", "null"]}, "never": {"type": "integer"}},
+    }
+    plan = plan_for(schema)
+    dropped = plan is not None and "v" in plan.droppable
+
+    rewrite = openai_strict_schema(schema, "t")
+
+    assert rewrite.strict is dropped, rewrite.why_not_strict
 
 
 def test_openai_strict_adds_one_null_branch_to_an_optional_union_without_one() -> None:
@@ -328,20 +415,22 @@ def test_openai_strict_adds_one_null_branch_to_an_optional_union_without_one() -
 _ANNOTATIONS = ("format", "title", "description", "examples", "default", "$comment", "deprecated", "readOnly")
 
 
-def test_no_loss_says_the_runtime_enforces_a_keyword_it_only_reads_as_an_annotation() -> None:
-    # The runtime validates with format as an annotation (runtime/validation.py): it asserts no format.
-    node = {"type": "string", "format": "hostname", "title": "T", "examples": ["a"], "default": "a"}
+@pytest.mark.parametrize(("fmt", "why"), [("hostname", "still enforces it"), ("password", "does not assert this")])
+def test_a_format_loss_says_whether_the_runtime_asserts_it_and_no_annotation_is_called_enforced(
+    fmt: str, why: str
+) -> None:
+    # The runtime asserts the formats jsonschema-rs knows (validation.FORMATS); others, and titles, are annotations.
+    node = {"type": "string", "format": fmt, "title": "T", "examples": ["a"], "default": "a"}
     schema = {"type": "object", "properties": {"a": node, "b": {"allOf": [node, {"maxLength": 9}]}}}
     rewrites = [openai_strict_schema(schema, "t"), anthropic_schema(schema, "t"), gemini_openapi_schema(schema, "t")]
     rewrites += [gemini_json_schema(schema, "t", "input")]
 
     losses = [loss for r in rewrites for loss in r.losses if loss.keyword in _ANNOTATIONS]
+    formats = [loss for loss in losses if loss.keyword == "format" and loss.format != "anthropic"]
 
     assert {loss.keyword for loss in losses} >= {"format", "title", "examples"}
-    assert [loss for loss in losses if "still enforces" in loss.detail] == []
-    assert [loss for loss in losses if loss.keyword == "format" and "does not assert formats" not in loss.detail] == [
-        loss for loss in losses if loss.keyword == "format" and loss.format == "anthropic"
-    ]
+    assert [loss for loss in losses if loss.keyword != "format" and "still enforces" in loss.detail] == []
+    assert formats and all(why in loss.detail for loss in formats), formats
 
 
 def test_rewrites_never_change_their_input() -> None:
@@ -583,3 +672,15 @@ def test_openai_strict_refuses_a_one_part_all_of_that_contradicts_its_schema() -
     rewrite = openai_strict_schema(schema, "t")
 
     assert not rewrite.strict and "allOf whose part sets type otherwise" in str(rewrite.blockers)
+
+
+def test_openai_strict_is_refused_where_the_runtime_keeps_a_null_beside_a_keyword_counting_keys() -> None:
+    counted = {"type": "object", "properties": {"email": {"type": "boolean"}}, "minProperties": 1}
+    schema = {"type": "object", "properties": {"settings": counted, "n": {"type": "integer"}}}
+
+    rewrite = openai_strict_schema(schema, "t")
+    plain = openai_strict_schema({"type": "object", "properties": {"n": {"type": "integer"}}}, "t")
+
+    assert not rewrite.strict
+    assert "minProperties" in (rewrite.why_not_strict or "") and "runtime refuses" in (rewrite.why_not_strict or "")
+    assert plain.strict, plain.why_not_strict

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,14 @@ from hypothesis import given, settings
 
 from toolproof.runtime.conformance.fuzz import FuzzFailure, FuzzHost, valid_arguments
 from toolproof.runtime.conformance.replay import project_tool
-from toolproof.runtime.conformance.strategies import MAX_RECURSION, schema_values
+from toolproof.runtime.conformance.strategies import MAX_RECURSION, json_values, schema_values
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import ToolError
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.spec import ToolSpec
+from toolproof.runtime.validation import FORMATS as RUNTIME_FORMATS
+from toolproof.runtime.validation import SchemaValidator
 
 SHIPMENT: dict[str, Any] = {
     "type": "object",
@@ -191,3 +194,57 @@ def test_a_null_the_runtime_reads_as_absent_is_judged_as_absent(tmp_path: Path) 
 
     with pytest.raises(FuzzFailure, match="though the input schema accepts them"):
         host.check({"n": 1, "note": None})
+
+
+# --- formats: every draw passes the runtime's validator, which asserts them -----------------------------------
+
+
+@pytest.mark.parametrize("form", sorted(RUNTIME_FORMATS))
+def test_strings_of_each_format_the_runtime_asserts_are_all_valid_for_its_validator(form: str) -> None:
+    schema = {"type": "string", "format": form}
+    runtime = SchemaValidator(schema)
+
+    @settings(max_examples=100, deadline=None)
+    @given(value=schema_values(schema))
+    def drawn(value: Any) -> None:
+        assert runtime.is_valid(value), runtime.explain(value)
+
+    drawn()
+
+
+def test_example_strings_that_break_a_format_or_read_dollar_as_python_does_are_never_drawn() -> None:
+    seeds = ("09:30", "1 Rue X", "2024-05-01", "ABC-0001\n", "ABC-0001")
+    schema = {
+        "type": "object",
+        "properties": {
+            "day": {"type": "string", "format": "date"},
+            "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
+        },
+        "required": ["day", "sku"],
+    }
+    seen: set[tuple[str, str]] = set()
+
+    @settings(max_examples=200, deadline=None)
+    @given(value=schema_values(schema, seeds))
+    def drawn(value: Any) -> None:
+        seen.add((value["day"], value["sku"]))
+
+    drawn()
+
+    days, skus = {day for day, _ in seen}, {sku for _, sku in seen}
+    assert "2024-05-01" in days and "ABC-0001" in skus  # the seeds that fit are used
+    assert not days & {"09:30", "1 Rue X", "ABC-0001\n", "ABC-0001"}
+    assert "ABC-0001\n" not in skus
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=schema_values({"type": "string", "format": "date", "pattern": "^20[0-9]{2}-"}))
+def test_a_string_with_both_a_format_and_a_pattern_honours_both(value: Any) -> None:
+    assert SchemaValidator({"type": "string", "format": "date", "pattern": "^20[0-9]{2}-"}).is_valid(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values())
+def test_any_json_value_drawn_is_json_with_no_nan_or_infinity(value: Any) -> None:
+    """A draw for a schema that allows anything went to the runtime as Infinity, which no JSON holds."""
+    assert json.loads(json.dumps(value, allow_nan=False)) == value

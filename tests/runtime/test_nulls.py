@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from toolproof.generator.transforms import openai_strict_schema
-from toolproof.runtime.nulls import accepting_dropped_nulls, drop_absent_nulls, plan_for
+from toolproof.runtime.nulls import accepting_dropped_nulls, drop_absent_nulls, kept_nulls, plan_for
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -82,22 +82,25 @@ def test_nulls_are_dropped_inside_array_items_and_prefix_items() -> None:
     assert _dropped(tuple_schema, {"pair": ["x", {"k": None}]}) == {"pair": ["x", {}]}
 
 
-def test_nulls_are_dropped_behind_local_references_recursive_ones_included() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"cfg": {"$ref": "#/$defs/cfg"}, "tree": {"$ref": "#node"}},
-        "$defs": {
-            "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}},
-            "node": {
-                "$anchor": "node",
-                "type": "object",
-                "properties": {"label": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#node"}}},
-            },
+_REFERRING: dict[str, Any] = {
+    "type": "object",
+    "properties": {"cfg": {"$ref": "#/$defs/cfg"}, "tree": {"$ref": "#node"}},
+    "$defs": {
+        "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "node": {
+            "$anchor": "node",
+            "type": "object",
+            "properties": {"label": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#node"}}},
         },
-    }
+    },
+}
+"""Local references, by pointer and by anchor, one of them recursive."""
+
+
+def test_nulls_are_dropped_behind_local_references_recursive_ones_included() -> None:
     value = {"cfg": {"n": None}, "tree": {"label": None, "children": [{"label": "b", "children": [{"label": None}]}]}}
 
-    assert _dropped(schema, value) == {"cfg": {}, "tree": {"children": [{"label": "b", "children": [{}]}]}}
+    assert _dropped(_REFERRING, value) == {"cfg": {}, "tree": {"children": [{"label": "b", "children": [{}]}]}}
 
 
 def test_a_property_branches_name_is_dropped_only_when_no_branch_accepts_null() -> None:
@@ -145,8 +148,17 @@ _STRICT_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         },
         {"opts": None},
     ),
-    (
-        {"type": "object", "properties": {"arr": {"type": "array", "items": _ITEM}}, "additionalProperties": False},
+    (  # not _ITEM: an optional field that takes null (its n) keeps a tool from being exported strict
+        {
+            "type": "object",
+            "properties": {
+                "arr": {
+                    "type": "array",
+                    "items": {**_ITEM, "properties": {"k": {"type": "string"}, "n": {"type": "integer"}}},
+                }
+            },
+            "additionalProperties": False,
+        },
         {"arr": [{"k": None, "n": None}]},
     ),
     (
@@ -206,24 +218,7 @@ def _variants(value: Any) -> list[Any]:
 
 _DOCUMENTED_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     (SCHEMA, {"path": "a", "offset": 1, "since": "x", "mode": "a", "filter": {"min": 1.5, "tag": "t"}}),
-    (
-        {
-            "type": "object",
-            "properties": {"cfg": {"$ref": "#/$defs/cfg"}, "tree": {"$ref": "#node"}},
-            "$defs": {
-                "cfg": {"type": "object", "properties": {"n": {"type": "integer"}}},
-                "node": {
-                    "$anchor": "node",
-                    "type": "object",
-                    "properties": {
-                        "label": {"type": "string"},
-                        "children": {"type": "array", "items": {"$ref": "#node"}},
-                    },
-                },
-            },
-        },
-        {"cfg": {"n": 1}, "tree": {"label": "a", "children": [{"label": "b", "children": []}]}},
-    ),
+    (_REFERRING, {"cfg": {"n": 1}, "tree": {"label": "a", "children": [{"label": "b", "children": []}]}}),
     (
         {
             "type": "object",
@@ -253,6 +248,66 @@ _DOCUMENTED_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     *_STRICT_CASES,
 ]
+
+_PRESENCE_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    (
+        {
+            "type": "object",
+            "properties": {
+                "settings": {
+                    "type": "object",
+                    "properties": {"email": {"type": "boolean"}, "sms": {"type": "boolean"}},
+                    "minProperties": 1,
+                    "additionalProperties": False,
+                },
+            },
+        },
+        {"settings": {"email": True}},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {
+                "shape": {
+                    "oneOf": [
+                        {"properties": {"a": {"type": "string"}}, "additionalProperties": False},
+                        {"properties": {"b": {"type": "integer"}}, "additionalProperties": False},
+                    ]
+                },
+                "n": {"type": "integer"},
+            },
+        },
+        {"shape": {"b": 1}, "n": 2},
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "not": {"required": ["a"]},
+        },
+        {"a": "y", "b": "x"},
+    ),
+]
+"""Keywords that count or test the keys present: a key sent null is judged as it came there."""
+
+
+@pytest.mark.parametrize(("schema", "value"), _PRESENCE_CASES)
+def test_beside_a_keyword_that_counts_keys_present_a_null_is_kept_and_documented_as_refused(
+    schema: dict[str, Any], value: dict[str, Any]
+) -> None:
+    documented = jsonschema.Draft202012Validator(accepting_dropped_nulls(schema))
+    contract = jsonschema.Draft202012Validator(schema)
+    plan = plan_for(schema)
+
+    assert kept_nulls(schema)
+    for sent in _variants(value):
+        runtime_sees = sent if plan is None else drop_absent_nulls(plan, sent)
+        assert documented.is_valid(sent) == contract.is_valid(runtime_sees), sent
+
+
+def test_a_schema_with_no_such_keyword_keeps_no_null() -> None:
+    assert not kept_nulls(SCHEMA)
+    assert not kept_nulls({"type": "string"})
 
 
 @pytest.mark.parametrize(("schema", "value"), _DOCUMENTED_CASES)

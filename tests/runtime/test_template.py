@@ -14,14 +14,21 @@ def test_placeholders_are_filled_from_values() -> None:
     )
 
 
-def test_non_string_values_render_as_json() -> None:
+def test_non_string_values_render_as_json_as_python_writes_it() -> None:
     template = Template("{n} {flag} {none} {items}")
 
     assert template.render({"n": 3, "flag": True, "none": None, "items": ["é", 1]}) == '3 true null ["é", 1]'
 
 
 def test_dollar_stands_for_the_whole_value() -> None:
-    assert Template("{$}").render({}, {"a": "ü"}) == '{"a": "ü"}'
+    assert Template("{$}").render({}, {"a": "ü", "b": [1, 2]}) == '{"a": "ü", "b": [1, 2]}'
+
+
+def test_the_json_filter_and_known_values_of_a_pattern_are_written_alike() -> None:
+    template = Template("{x|json} of {y}")
+
+    assert template.render({"x": {"a": [1, "ü"]}, "y": [None]}) == '{"a": [1, "ü"]} of [null]'
+    assert template.pattern({"x": {"a": [1]}, "y": [None]}).fullmatch('{"a": [1]} of [null]')
 
 
 def test_doubled_braces_are_literal() -> None:

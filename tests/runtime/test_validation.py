@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolproof.runtime.validation import SchemaValidator
+from toolproof.runtime.validation import FORMATS, SchemaValidator
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -135,3 +135,110 @@ def test_a_string_that_matches_its_pattern_has_no_problem() -> None:
 
     assert validator.is_valid("ord_000123")
     assert validator.problems("ord_000123") == []
+
+
+# --- formats: asserted as jsonschema-rs checks them, explained in plain words ---------------------------------
+
+BAD_VALUE = {
+    "date": "2024-02-30",
+    "date-time": "648-08-04T00:00:00Z",
+    "time": "09:30",
+    "duration": "3 days",
+    "email": "not-an-email",
+    "idn-email": "not-an-email",
+    "hostname": "-bad-.example",
+    "idn-hostname": "-bad-.example",
+    "ipv4": "256.1.1.1",
+    "ipv6": "1::2::3",
+    "uri": "no scheme",
+    "uri-reference": "\\\\ back slashes",
+    "iri": "no scheme",
+    "iri-reference": "\\\\ back slashes",
+    "uuid": "123e4567",
+    "regex": "(unclosed",
+    "json-pointer": "no/slash",
+    "relative-json-pointer": "/a",
+    "uri-template": "{unclosed",
+}
+"""For each format the runtime asserts, a value that breaks it."""
+
+
+def test_every_format_the_runtime_asserts_has_a_value_that_breaks_it_here() -> None:
+    assert sorted(BAD_VALUE) == sorted(FORMATS)
+
+
+@pytest.mark.parametrize("form", sorted(FORMATS))
+def test_a_value_that_breaks_a_format_is_refused_and_the_refusal_names_the_format(form: str) -> None:
+    validator = SchemaValidator({"type": "object", "properties": {"value": {"type": "string", "format": form}}})
+
+    assert not validator.is_valid({"value": BAD_VALUE[form]})
+    assert validator.explain({"value": BAD_VALUE[form]}) == f"$.value: must be {FORMATS[form]}, got '{BAD_VALUE[form]}'"
+
+
+@pytest.mark.parametrize(
+    ("form", "value", "message"),
+    [
+        ("date", "", "$.deliver_on: must be a date (YYYY-MM-DD), got ''"),
+        ("date", "not-a-date", "$.deliver_on: must be a date (YYYY-MM-DD), got 'not-a-date'"),
+        (
+            "date-time",
+            "648-08-04T00:00:00Z",
+            "$.deliver_on: must be a date-time (RFC 3339, such as 2024-05-01T09:30:00Z), got '648-08-04T00:00:00Z'",
+        ),
+        ("email", "1 Rue X", "$.deliver_on: must be an email address, got '1 Rue X'"),
+    ],
+)
+def test_the_review_s_values_are_refused_in_plain_words(form: str, value: str, message: str) -> None:
+    validator = SchemaValidator({"type": "object", "properties": {"deliver_on": {"type": "string", "format": form}}})
+
+    assert not validator.is_valid({"deliver_on": value})
+    assert validator.explain({"deliver_on": value}) == message
+
+
+@pytest.mark.parametrize(
+    ("form", "value"),
+    [
+        ("date", "2024-05-01"),
+        ("date-time", "2024-05-01T09:30:00Z"),
+        ("time", "09:30:00+02:00"),
+        ("duration", "P3DT4H"),
+        ("email", "ada@example.com"),
+        ("uri", "https://example.com/a"),
+        ("uuid", "123e4567-e89b-12d3-a456-426614174000"),
+        ("ipv4", "192.0.2.1"),
+        ("ipv6", "2001:db8::1"),
+        ("int32", "not a number"),  # OpenAPI's formats, and any the runtime does not check, stay annotations
+        ("phone", "anything"),
+    ],
+)
+def test_a_value_in_its_format_or_of_a_format_the_runtime_does_not_check_is_valid(form: str, value: str) -> None:
+    validator = SchemaValidator({"type": "string", "format": form})
+
+    assert validator.is_valid(value)
+    assert validator.problems(value) == []
+
+
+def test_a_format_constrains_only_strings() -> None:
+    validator = SchemaValidator({"type": ["string", "integer"], "format": "date"})
+
+    assert validator.is_valid(5)
+    assert validator.problems(5) == []
+
+
+# --- enums: a refusal lists a few allowed values, not thousands -------------------------------------------------
+
+
+def test_a_long_enum_is_listed_by_its_first_values_and_how_many_more() -> None:
+    names = [f"skill-{i:05d}" for i in range(5000)]
+    validator = SchemaValidator({"type": "object", "properties": {"name": {"type": "string", "enum": names}}})
+
+    assert validator.explain({"name": "nope"}) == (
+        "$.name: must be one of 'skill-00000', 'skill-00001', 'skill-00002', 'skill-00003', 'skill-00004',"
+        " ... (4995 more) (got 'nope')"
+    )
+
+
+def test_an_enum_of_six_values_is_listed_whole() -> None:
+    validator = SchemaValidator({"enum": ["a", "b", "c", "d", "e", "f"]})
+
+    assert validator.explain("g") == "$: must be one of 'a', 'b', 'c', 'd', 'e', 'f' (got 'g')"

@@ -41,4 +41,11 @@ export interface ReadFileInSkillError {
   code: ReadFileInSkillErrorCode;
   message: string;
   hint?: string;
+  /** The error as render.error_output builds it; absent when a value has no JSON form. */
+  output?: {
+    success: false;
+    skill_name?: unknown;
+    file_path?: unknown;
+    error: string;
+  };
 }
