@@ -14,7 +14,8 @@ than 4300 digits``) and carries the value read with an ``Unreadable`` in each
 such place, so a transport can still answer the message by its id. Finding
 that out is a slow, iterative reader of its own (linear in the text, no
 recursion), used only after the fast ones failed, and only on texts up to
-64 KiB (a longer one nested that deep is refused whole, its id unread).
+64 KiB: in a longer one the first such part is named, the text is read no
+further and refused whole (its id unread), so no peer buys seconds of CPU.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _reject_constant(name: str) -> None:
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text} is out of the range of a number")
+        raise _Beyond(_TOO_LARGE)
     return value
 
 
@@ -129,12 +130,15 @@ def json_value(data: str | bytes) -> Any:
         except orjson.JSONDecodeError:
             pass
     try:
-        return json.loads(data, parse_constant=_reject_constant, parse_float=_finite)
+        return json.loads(data, parse_constant=_reject_constant, parse_float=_finite, parse_int=_exact_int)
     except json.JSONDecodeError:
         raise  # not JSON: the standard library says where
     except RecursionError:
         pass
-    except ValueError:  # a number beyond the bounds: read again, with an Unreadable for each
+    except _Beyond as exc:  # a number beyond the bounds: read again, with an Unreadable for each
+        if len(data) > _SLOW_READ_LIMIT:  # or, in a long text, name the first and read no further
+            what = f"{exc} (in a text over {_SLOW_READ_LIMIT} bytes, read no further)"
+            raise JsonBeyondLimits(f"$: {what}", Unreadable(what)) from None
         try:
             value = json.loads(data, parse_constant=_reject_constant, parse_float=_mark_float, parse_int=_mark_int)
         except RecursionError:
@@ -178,20 +182,39 @@ def _mark_float(text: str) -> float | Unreadable:
     return value if math.isfinite(value) else _TOO_LARGE_MARK
 
 
+class _Beyond(ValueError):
+    """Raised by the readers' hooks at the first number beyond the bounds; its text says what."""
+
+
+def _exact_int(digits: str) -> int:
+    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
+        raise _Beyond(_TOO_LONG)
+    return int(digits)
+
+
 def _first_mark(value: Any) -> str:
-    """Where the first ``Unreadable`` in ``value`` is, and what it is (``$.a[2]: ...``); a loop, not a recursion."""
-    todo: list[tuple[Any, str]] = [(value, "$")]
+    """Where the first ``Unreadable`` in ``value`` is, and what it is (``$.a[2]: ...``); a loop, not a recursion.
+
+    Each value waiting to be looked at holds only its last step and a link to its parent's, so the walk
+    takes memory in proportion to the value, whatever its depth; the path is spelled for the one found.
+    """
+    todo: list[tuple[Any, Any]] = [(value, None)]
     while todo:
-        item, path = todo.pop()
+        item, link = todo.pop()
         if isinstance(item, Unreadable):
+            steps: list[str] = []
+            while link is not None:
+                step, link = link
+                steps.append(step)
+            path = "$" + "".join(reversed(steps))
             return f"{path if len(path) <= _LONG_PATH else '$'}: {item.what}"
         if isinstance(item, dict):
             if not _PLAIN.issuperset(map(type, item.values())):  # else leaves only, none unreadable (C loops)
                 inner = [(k, v) for k, v in item.items() if type(v) not in _PLAIN]
-                todo.extend((v, path + _step(item, k)) for k, v in reversed(inner))
+                todo.extend((v, (_step(item, k), link)) for k, v in reversed(inner))
         elif isinstance(item, list) and not _PLAIN.issuperset(map(type, item)):
             found = [(i, v) for i, v in enumerate(item) if type(v) not in _PLAIN]
-            todo.extend((v, f"{path}[{i}]") for i, v in reversed(found))
+            todo.extend((v, (f"[{i}]", link)) for i, v in reversed(found))
     return "$: a value beyond the reader's bounds"  # not reached: the value holds a mark
 
 

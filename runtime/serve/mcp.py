@@ -275,6 +275,8 @@ class McpServer:
             if isinstance(message, list):
                 why = f"a batch (an array) is received only under protocol {', '.join(BATCH_VERSIONS)}"
                 return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
+            if isinstance(message, Unreadable):  # a long text beyond the reader's bounds, read no further
+                return _error(None, INVALID_REQUEST, f"Invalid Request: the message holds {message.what}")
             return _error(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object")
         request_id = message.get("id")
         method = message.get("method")

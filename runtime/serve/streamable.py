@@ -55,6 +55,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
+from toolproof.runtime.result import Unreadable
 from toolproof.runtime.serve.calls import disconnected
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
@@ -315,6 +316,9 @@ class StreamableMcp:
         if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
             del message  # parsed again by the batch: held meanwhile only as bytes
             await self._batch(scope, receive, send, body, json_ok, sse_ok)
+            return
+        if isinstance(message, Unreadable):  # a long body beyond the reader's bounds, read no further
+            await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body holds {message.what}"))
             return
         if not isinstance(message, Mapping):
             why = "a single JSON-RPC message object" if version is not None else "a JSON-RPC message object or a batch"

@@ -730,3 +730,14 @@ def test_valid_json_beyond_the_readers_bounds_is_answered_by_its_own_id(server: 
     assert "$.start_line: a number" in result["result"]["content"][0]["text"]
     assert batch_status == 200, batch_answer
     assert [item["id"] for item in json.loads(batch_answer)] == [7, 8]
+
+
+def test_a_long_body_beyond_the_readers_bounds_is_refused_saying_what_it_holds(server: Server) -> None:
+    crowd = "[" * 900 + "[]," * 300_000 + "[]" + "]" * 900
+    body = '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"a": [' + crowd + ", 1e400]}}"
+
+    status, _, answer = _request(server.port, "POST", "/mcp", body.encode(), _legacy_headers("2025-11-25"))
+
+    assert status == 400, answer
+    error = json.loads(answer)["error"]
+    assert error["code"] == -32600 and "a number beyond the range of a float" in error["message"], error
