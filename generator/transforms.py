@@ -19,7 +19,7 @@ import orjson
 
 from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.refs import locate, recursive_refs, resolve, walk
-from toolproof.runtime.nulls import kept_nulls
+from toolproof.runtime.nulls import accepts_null, kept_nulls
 from toolproof.runtime.validation import FORMATS as ASSERTED_FORMATS
 
 __all__ = [
@@ -286,29 +286,6 @@ def _nullable(node: Any) -> Any:
     return node
 
 
-_SHAPED: Final = ("enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties")
-
-
-def _null_allowed(node: Any) -> bool:
-    """Whether one schema lets null through, as ``runtime.nulls`` judges it (a schema without a type or
-    shape does; an ``allOf`` does only when every part does)."""
-    if not isinstance(node, Mapping) or not node:
-        return node is not False
-    kind = node.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if "enum" in node:
-        return None in node["enum"]
-    if "const" in node:
-        return node["const"] is None
-    for key in ("anyOf", "oneOf"):
-        if isinstance(node.get(key), list) and any(_null_allowed(sub) for sub in node[key]):
-            return True
-    if isinstance(node.get("allOf"), list) and not all(_null_allowed(sub) for sub in node["allOf"]):
-        return False
-    return kind is None and not any(k in node for k in _SHAPED)
-
-
 def _null_passed_on(node: Any, root: Any) -> bool:
     """Whether the runtime hands a null sent for an optional property of schema ``node`` to the handler.
 
@@ -324,7 +301,7 @@ def _null_passed_on(node: Any, root: Any) -> bool:
         if not isinstance(facet, Mapping) or id(facet) in seen:
             continue
         seen.add(id(facet))
-        if _null_allowed(facet):
+        if accepts_null(facet):
             return True
         if isinstance(facet.get("$ref"), str) and facet["$ref"].startswith("#"):
             found, target = resolve(root, facet["$ref"])

@@ -24,7 +24,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NullPlan", "accepting_dropped_nulls", "drop_absent_nulls", "kept_nulls", "plan_for"]
+__all__ = ["NullPlan", "accepting_dropped_nulls", "accepts_null", "drop_absent_nulls", "kept_nulls", "plan_for"]
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
 _PRESENCE = ("minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "not", "if", "oneOf")
@@ -46,7 +46,8 @@ class NullPlan:
         return [*self.properties.values(), *(p for p in (self.items, *self.prefix) if p is not None)]
 
 
-def _accepts_null(schema: Any) -> bool:
+def accepts_null(schema: Any) -> bool:
+    """Whether one schema lets null through (a schema without a type or shape does; ``allOf`` when every part does)."""
     if not isinstance(schema, Mapping) or not schema:
         return schema is not False
     kind = schema.get("type")
@@ -57,9 +58,9 @@ def _accepts_null(schema: Any) -> bool:
     if "const" in schema:
         return schema["const"] is None
     for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and any(_accepts_null(sub) for sub in schema[key]):
+        if isinstance(schema.get(key), list) and any(accepts_null(sub) for sub in schema[key]):
             return True
-    if isinstance(schema.get("allOf"), list) and not all(_accepts_null(sub) for sub in schema["allOf"]):
+    if isinstance(schema.get("allOf"), list) and not all(accepts_null(sub) for sub in schema["allOf"]):
         return False
     shaped = ("enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties")
     return kind is None and not any(k in schema for k in shaped)
@@ -165,7 +166,7 @@ class _Planner:
         plan.droppable = frozenset(
             name
             for name in optional
-            if not any(_accepts_null(sub) for sub in [*declared[name], *self.facets(declared[name])])
+            if not any(accepts_null(sub) for sub in [*declared[name], *self.facets(declared[name])])
         )
         if plan.droppable and any(key in facet for facet in facets for key in _PRESENCE):
             plan.droppable = frozenset()  # a key left out and a key sent null may be judged apart here
