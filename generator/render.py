@@ -519,7 +519,9 @@ class Drift:
                 parent = path.rpartition("/")[0]
                 if parent not in parents:
                     parents[parent] = _inside(base, (root / parent).resolve())
-                if parents[parent]:
+                if parents[parent] and os.path.isdir(root / path):  # a link is in ``links``: this is a folder
+                    self.conflicts.append(f"{path}: a folder, where gen writes a file; move it away")
+                elif parents[parent]:
                     self.missing.append(path)
                 else:
                     self.conflicts.append(f"{path}: its folder leads out of {folder}/ through a symbolic link")

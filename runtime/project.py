@@ -218,6 +218,7 @@ def load_config(config_file: Path) -> ProjectConfig:
     Raises:
         ProjectError: the file has no toolproof settings, or a setting is wrong.
     """
+    import keyword
     import re
 
     config_file = config_file.resolve()
@@ -232,9 +233,6 @@ def load_config(config_file: Path) -> ProjectConfig:
     generated = _string(where, "generated", table.get("generated", "generated"))
     package = _string(where, "package", table.get("package", generated.strip("/").replace("/", ".")))
     handlers = _string(where, "handlers", table.get("handlers", "handlers"))
-    for key, value in (("package", package), ("handlers", handlers)):
-        if not re.match(_IDENTIFIER_PATH, value):
-            raise ProjectError(where, f"{key} {value!r} is not an importable dotted name")
     from toolproof.runtime.host import BUILTIN_RESOURCES
 
     include = _strings(where, "include", table.get("include", []))
@@ -248,6 +246,12 @@ def load_config(config_file: Path) -> ProjectConfig:
     source_roots = tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."])))
     handler_folders = [("handlers", p.joinpath(*handlers.split("."))) for p in source_roots or (root,)]
     _check_generated(where, root, generated, [("contracts", contracts), *handler_folders, ("tests", root / "tests")])
+    for key, value in (("package", package), ("handlers", handlers)):  # after: an escaping folder is named so
+        if not re.match(_IDENTIFIER_PATH, value):
+            raise ProjectError(where, f"{key} {value!r} is not an importable dotted name")
+        taken = [part for part in value.split(".") if keyword.iskeyword(part)]
+        if taken:
+            raise ProjectError(where, f"{key} {value!r} is not importable: {taken[0]!r} is a Python keyword")
     return ProjectConfig(
         root=root,
         config_file=config_file,

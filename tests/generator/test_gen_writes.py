@@ -144,6 +144,20 @@ def test_a_fifo_in_the_generated_folder_is_a_conflict_gen_names_without_blocking
     )
 
 
+def test_a_folder_where_gen_writes_a_file_is_a_conflict_named_not_a_crash(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    (project / CONTRACT).unlink()
+    (project / CONTRACT).mkdir()
+
+    result = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+    check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+
+    assert result.exit_code == 1 and check.exit_code == 1  # gen crashed renaming its temporary file over it
+    assert f"{CONTRACT}: a folder, where gen writes a file; move it away" in result.output
+    assert check.stdout == f"conflict: {CONTRACT}: a folder, where gen writes a file; move it away\n"
+    assert (project / CONTRACT).is_dir() and not list(project.glob("generated/contracts/.*"))
+
+
 def test_a_gen_waits_while_another_gen_of_the_project_holds_its_lock(tmp_path: Path) -> None:
     project = _project(tmp_path)
     _change_description(project, "Echo the text back, changed.")

@@ -76,6 +76,9 @@ def test_the_environment_names_the_project_when_no_option_does(tmp_path: Path, m
         ("[tool.toolproof]\ncolour = 1\n", "unknown setting(s) colour; known: "),
         ("[tool.toolproof]\ninclude = 'gateway'\n", "include must be a list of non-empty strings"),
         ("[tool.toolproof]\nhandlers = 'my-handlers'\n", "handlers 'my-handlers' is not an importable dotted name"),
+        ("[tool.toolproof]\ngenerated = 'class'\n", "package 'class' is not importable: 'class' is a Python keyword"),
+        ("[tool.toolproof]\nhandlers = 'a.def'\n", "handlers 'a.def' is not importable: 'def' is a Python keyword"),
+        ("[tool.toolproof]\ngenerated = '../out'\n", "generated = '../out' lies outside the project folder"),
         ("[tool.toolproof\n", "is not valid TOML"),
     ],
 )
