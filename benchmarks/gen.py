@@ -22,10 +22,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 from toolproof.generator import checks, render, schemalint
 from toolproof.generator.project import Project, config_for, load_project
+from toolproof.runtime.validation import SchemaValidator
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "toolproof" / "contracts" / "file_read.yaml"
@@ -63,12 +65,20 @@ def _lint(folder: Path) -> Callable[[], None]:
     return run
 
 
+class _PythonJsonschema(SchemaValidator):
+    """The runtime's validator judging examples with python-jsonschema alone (no compiled jsonschema-rs check)."""
+
+    def __init__(self, schema: Any) -> None:
+        super().__init__(schema)
+        self.is_valid = lambda instance: not self.errors(instance)
+
+
 @contextmanager
 def _slow_path() -> Iterator[None]:
     """The generator without its shortcuts: python-jsonschema, json, exports twice, the collector on."""
     with ExitStack() as stack:
         stack.enter_context(patch.object(checks, "_meta_fast", lambda: None))
-        stack.enter_context(patch.object(checks, "_fast", lambda schema: None))
+        stack.enter_context(patch.object(checks, "SchemaValidator", _PythonJsonschema))
         stack.enter_context(patch.object(schemalint, "_meta_valid_fast", lambda schema: False))
         stack.enter_context(patch.object(render, "dump_json", render.dump_json_stdlib))
         uncached = lambda self: render.export_all(self.served, self.enum_sources())  # noqa: E731
