@@ -19,7 +19,7 @@ import orjson
 
 from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.refs import locate, recursive_refs, resolve, walk
-from toolproof.runtime.nulls import accepts_null, kept_nulls
+from toolproof.runtime.nulls import kept_nulls, passes_null
 from toolproof.runtime.validation import FORMATS as ASSERTED_FORMATS
 
 __all__ = [
@@ -286,33 +286,6 @@ def _nullable(node: Any) -> Any:
     return node
 
 
-def _null_passed_on(node: Any, root: Any) -> bool:
-    """Whether the runtime hands a null sent for an optional property of schema ``node`` to the handler.
-
-    It does when the schema, a local ``$ref`` it leads to, or a branch (``anyOf``, ``oneOf``,
-    ``allOf``) lets null through; else it reads the null as "absent" and drops it (``runtime.nulls``).
-    """
-    if not isinstance(node, Mapping):
-        return node is not False
-    todo: list[Any] = [node]
-    seen: set[int] = set()
-    while todo:
-        facet = todo.pop()
-        if not isinstance(facet, Mapping) or id(facet) in seen:
-            continue
-        seen.add(id(facet))
-        if accepts_null(facet):
-            return True
-        if isinstance(facet.get("$ref"), str) and facet["$ref"].startswith("#"):
-            found, target = resolve(root, facet["$ref"])
-            if found:
-                todo.append(target)
-        for key in ("anyOf", "oneOf", "allOf"):
-            if isinstance(facet.get(key), list):
-                todo.extend(facet[key])
-    return False
-
-
 _ADJACENT: Final = (
     ("properties", "patternProperties", "additionalProperties"),
     ("prefixItems", "items"),
@@ -474,7 +447,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
         null_kept = {
             name
             for name, sub in (declared.items() if isinstance(declared, dict) else ())
-            if name not in required and isinstance(sub, dict) and _null_passed_on(sub, schema)  # not true: it blocks
+            if name not in required and isinstance(sub, dict) and passes_null(sub, schema)  # not true: it blocks
         }
         _children(node, path, visit)
         if node.get("type") == "object" or "properties" in node:

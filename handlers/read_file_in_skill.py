@@ -47,16 +47,7 @@ def _open_skill(ctx: ToolContext, skill_name: str, file_path: str) -> Directory:
 
 
 def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
-    """Read ``file_path`` within the folder of ``skill_name``."""
-    try:
-        return _read(args, ctx)
-    except ToolError as exc:
-        # The error's output echoes both arguments (render.error_output): the error's params, clipped, come first.
-        exc.params = {"skill_name": shown(args["skill_name"]), "file_path": shown(args["file_path"]), **exc.params}
-        raise
-
-
-def _read(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
+    """Read ``file_path`` within the folder of ``skill_name`` (an error echoes both, clipped by the runtime)."""
     skill_name, file_path = args["skill_name"], args["file_path"]
     if not is_plain_skill_name(skill_name):
         raise contract.invalid_skill_name()

@@ -45,6 +45,7 @@ from toolproof.runtime.errors import (
     UNKNOWN_TOOL,
     RegistryError,
     ToolError,
+    shown,
 )
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
@@ -222,9 +223,14 @@ def _error_output(
 ) -> Mapping[str, Any] | None:
     """The contract's ``render.error_output`` for ``error``, from the arguments, the error's params and the error.
 
-    None (and a log record) when a value cannot be JSON; lone surrogates are made U+FFFD.
+    None (and a log record) when a value cannot be JSON; lone surrogates are made U+FFFD. An argument
+    string is echoed as ``errors.shown`` clips it: an error never hands back 100 KB the caller sent.
     """
-    values: dict[str, object] = dict(args) if isinstance(args, Mapping) else {}
+    values: dict[str, object] = (
+        {key: shown(value) if isinstance(value, str) else value for key, value in args.items()}
+        if isinstance(args, Mapping)
+        else {}
+    )
     values.update(params)
     values.update({"code": error.code, "message": error.message})
     if error.hint is not None:

@@ -24,7 +24,15 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NullPlan", "accepting_dropped_nulls", "accepts_null", "drop_absent_nulls", "kept_nulls", "plan_for"]
+__all__ = [
+    "NullPlan",
+    "accepting_dropped_nulls",
+    "accepts_null",
+    "drop_absent_nulls",
+    "kept_nulls",
+    "passes_null",
+    "plan_for",
+]
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
 _PRESENCE = ("minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "not", "if", "oneOf")
@@ -211,6 +219,17 @@ def plan_for(schema: Any) -> NullPlan | None:
     if not isinstance(schema, Mapping):
         return None
     return _prune(_Planner(schema).plan([schema]))
+
+
+def passes_null(schema: Any, root: Any) -> bool:
+    """Whether the runtime hands a null sent for an optional property of ``schema`` (within ``root``) to the handler.
+
+    It does when the schema, a local ``$ref`` it leads to, or a branch lets null
+    through (``accepts_null``); else it reads the null as absent and drops it.
+    """
+    if not isinstance(schema, Mapping):
+        return schema is not False
+    return any(accepts_null(facet) for facet in _Planner(root).facets([schema]))
 
 
 def kept_nulls(schema: Any) -> bool:

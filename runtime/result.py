@@ -173,8 +173,13 @@ _TOO_LARGE_MARK: Final = Unreadable(_TOO_LARGE)
 _PLAIN: Final = frozenset({int, float, str, bool, type(None)})
 
 
+def _too_long(digits: str) -> bool:
+    """Whether an integer's text has more digits than Python turns into an int (its sign aside)."""
+    return len(digits) - digits.startswith("-") > MAX_INT_DIGITS
+
+
 def _mark_int(digits: str) -> int | Unreadable:
-    return _TOO_LONG_MARK if len(digits) - digits.startswith("-") > MAX_INT_DIGITS else int(digits)
+    return _TOO_LONG_MARK if _too_long(digits) else int(digits)
 
 
 def _mark_float(text: str) -> float | Unreadable:
@@ -187,7 +192,7 @@ class _Beyond(ValueError):
 
 
 def _exact_int(digits: str) -> int:
-    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
+    if _too_long(digits):
         raise _Beyond(_TOO_LONG)
     return int(digits)
 
@@ -305,7 +310,7 @@ def _read_bounded(data: str | bytes) -> tuple[Any, str | None]:
                 value = float(number.group())
                 if not math.isfinite(value):
                     value = mark(_TOO_LARGE)
-            elif len(whole) - whole.startswith("-") > MAX_INT_DIGITS:
+            elif _too_long(whole):
                 value = mark(_TOO_LONG)
             else:
                 value = int(whole)

@@ -314,7 +314,7 @@ class StreamableMcp:
             await _plain(send, 400, _unsupported(asked, ", ".join(twice) if twice else version, twice=bool(twice)))
             return
         if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
-            del message  # parsed again by the batch: held meanwhile only as bytes
+            del message  # parsed again by the batch: a batch with calls is held only as bytes while it waits
             await self._batch(scope, receive, send, body, json_ok, sse_ok)
             return
         if isinstance(message, Unreadable):  # a long body beyond the reader's bounds, read no further
@@ -385,9 +385,11 @@ class StreamableMcp:
     ) -> None:
         """Answer a JSON-RPC batch (protocol 2025-03-26): its calls run one after another, in one call slot."""
         session = header(scope, "x-toolproof-session")
-        if not any(is_call(m) for m in decode_message(body)):  # cheap methods only: answered here
-            answers = self.server.answer_batch(decode_message(body), session=session)
+        batch = decode_message(body)
+        if not any(is_call(m) for m in batch):  # cheap methods only: answered here
+            answers = self.server.answer_batch(batch, session=session)
         else:
+            del batch  # while it waits for a slot, the batch is held only as bytes
             if not await self._slot(receive, send, None):
                 return
             gone = threading.Event()  # its calls stop being run when the client leaves
