@@ -16,6 +16,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _harness import Case, print_table, run
+from _results import Row, record
 
 from toolproof.handlers.read_file_in_skill import handle
 from toolproof.runtime.context import ToolContext
@@ -95,6 +96,16 @@ def main() -> None:
     print(f"  null handler, output validation on:         {overhead(rows[3].name, rows[1].name)}")
     print(f"  read_file_in_skill, output validation off:  {overhead(rows[5].name, rows[4].name)}")
     print(f"  read_file_in_skill, output validation on:   {overhead(rows[6].name, rows[4].name)}")
+    table: list[Row] = [
+        ("a call of a null handler", "us", {"toolproof": rows[3].median_us, "floor": rows[1].median_us}),
+        ("a call of read_file_in_skill", "us", {"toolproof": rows[6].median_us, "floor": rows[4].median_us}),
+    ]
+    systems = {
+        "toolproof": "Runtime.call with JSON text arguments, output validated",
+        "floor": "the handler called directly with parsed arguments",
+    }
+    record("dispatch", "Dispatch in process (target: at most 5 us over the handler)", table, systems,
+           quick="--quick" in sys.argv[1:])  # fmt: skip
 
 
 if __name__ == "__main__":

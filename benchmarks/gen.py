@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+from _results import Row, record
+
 from toolproof.generator import checks, render, schemalint
 from toolproof.generator.project import Project, config_for, load_project
 from toolproof.runtime.validation import SchemaValidator
@@ -105,7 +107,8 @@ def main() -> None:
     """Build the projects, time each case, print ms per contract and the ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
-    rounds = 3 if parser.parse_args().quick else 5
+    quick = parser.parse_args().quick
+    rounds = 3 if quick else 5
     with tempfile.TemporaryDirectory() as tmp:
         folders = {n: _project(Path(tmp) / f"p{n}", n) for n in COUNTS}
         cases = {f"{kind} N={n}": make(folders[n]) for n in COUNTS for kind, make in
@@ -142,6 +145,19 @@ def main() -> None:
     print("\none subprocess run each (with interpreter start-up)")
     for name, value in spawned.items():
         print(f"  {name:<42} {value * 1e3:8.1f} ms  {value / spawned['python -c pass']:6.1f}x python -c pass")
+    rows: list[Row] = []
+    for name, values in samples.items():
+        if name.endswith("slow path"):
+            continue
+        command, count = name.split(" N=")
+        figures = {"toolproof": statistics.median(values) / int(count) * 1e3}
+        slow = samples.get(f"{name} slow path")
+        if slow is not None:
+            figures["python-jsonschema (the slow path)"] = statistics.median(slow) / int(count) * 1e3
+        rows.append((f"{command}, {count} contracts, in process", "ms/contract", figures))
+    slow_path = "python-jsonschema (the slow path)"
+    systems = {"toolproof": "toolproof.generator in process", slow_path: _slow_path.__doc__ or ""}
+    record("gen", "gen --check and lint (target <= 8 ms a contract at 200)", rows, systems, quick=quick)
 
 
 if __name__ == "__main__":

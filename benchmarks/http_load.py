@@ -27,6 +27,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from _results import Row, record
+
 HERE = Path(__file__).parent
 CONNECTIONS = (1, 8, 64)
 ENVELOPE = {
@@ -156,7 +158,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=2, help="Seconds per wrk run.")
     parser.add_argument("--workers", type=int, default=2, help="N, the workers of the scaled-out runs.")
     parser.add_argument("--rounds", type=int, default=1, help="Runs of each figure; the median is shown.")
+    parser.add_argument("--quick", action="store_true", help="1 s a run")
     options = parser.parse_args()
+    if options.quick:
+        options.seconds = 1
     wrk = shutil.which("wrk")
     if wrk is None:
         sys.exit("benchmarks/http_load.py needs wrk: `make` installs it (apt-get install -y wrk)")
@@ -240,6 +245,34 @@ def main() -> None:
                     f"{name:18} {workers:>7} {connections:>5} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}  {ratio:>12.2f}"
                     f"  {shown}{flag}"
                 )
+    _record(results, options.workers, quick=options.quick)
+
+
+_SYSTEMS = {"toolproof": "REST read", "toolproof MCP": "MCP tools/call", "floor": "bare ASGI app"}
+
+
+def _record(results: Mapping[tuple[str, int, int], tuple[float, float, float, int, float | None]], n: int, *,
+            quick: bool) -> None:  # fmt: skip
+    """Time a request (1 / req/s) and p99 latency, each system a column, into results.json."""
+    rows: list[Row] = []
+    for workers in (1, n):
+        for connections in CONNECTIONS:
+            rows.append((
+                f"HTTP small read, {connections} connections, {workers} worker{'s' if workers > 1 else ''}",
+                "us/req",
+                {system: 1e6 / results[name, workers, connections][0] for system, name in _SYSTEMS.items()},
+            ))  # fmt: skip
+    rows.append((
+        f"HTTP small read p99 latency, {CONNECTIONS[-1]} connections, 1 worker",
+        "ms",
+        {system: results[name, 1, CONNECTIONS[-1]][2] for system, name in _SYSTEMS.items()},
+    ))  # fmt: skip
+    systems = {
+        "toolproof": "POST /tools/read_file_in_skill (REST)",
+        "toolproof MCP": "stateless 2026-07-28 tools/call over /mcp",
+        "floor": "benchmarks/_bare_asgi.py under the same server",
+    }
+    record("http", "HTTP on loopback under wrk (time a request = 1 / req/s)", rows, systems, quick=quick)
 
 
 if __name__ == "__main__":

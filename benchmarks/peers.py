@@ -8,13 +8,13 @@ it has no middle window), and an official-SDK MCPServer with a naive read tool
 trips, and ``cat``, ``wc -l``, ``head -n 2000``, ``tail -n +K | head -n 2000`` for the files.
 Every case runs once untimed, then once per round in a rotated order; figures are medians. A
 "first" read comes right after the file is rewritten (new mtime), so toolproof's line index is
-cold; a "repeated" read is the same call again. Writes benchmarks/results.json and benchmarks/results.svg.
+cold; a "repeated" read is the same call again. Its rows go to benchmarks/results.json and
+benchmarks/results.svg (``_results``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _peers_chart import svg
 from _peers_rpc import RpcPipe
+from _results import record
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -226,16 +226,25 @@ def _whole(servers: dict[str, _Server], ws: Path, rounds: int) -> dict[str, dict
     return {"whole 1 MiB file (floor: cat / wc -l)": row, "_floors": medians}
 
 
-def _memory(servers: dict[str, _Server], echo: RpcPipe, reads: int) -> dict[str, dict[str, float]]:
-    idle = {s: server.pipe.rss_kib() / 1024 for s, server in servers.items()}
-    idle[FLOOR] = echo.rss_kib() / 1024
-    after: dict[str, float] = {}
-    for s, server in servers.items():
-        tool, args = server.small()
-        server.pipe.pipelined(tool, args, reads)
-        after[s] = server.pipe.rss_kib() / 1024
-    echo.pipelined("x", {}, reads)
-    after[FLOOR] = echo.rss_kib() / 1024
+def _memory(ws: Path, reads: int) -> dict[str, dict[str, float]]:
+    """Resident memory of fresh servers: idle (initialized, tools listed), then after ``reads`` small reads."""
+    servers = {s: _Server(s, ws) for s in SERVERS}
+    echo = RpcPipe(_argv(FLOOR, ws))
+    try:
+        echo.request("ping", {})  # started: its interpreter is up, as the servers' are
+        idle = {s: server.pipe.rss_kib() / 1024 for s, server in servers.items()}
+        idle[FLOOR] = echo.rss_kib() / 1024
+        after: dict[str, float] = {}
+        for s, server in servers.items():
+            tool, args = server.small()
+            server.pipe.pipelined(tool, args, reads)
+            after[s] = server.pipe.rss_kib() / 1024
+        echo.pipelined("x", {}, reads)
+        after[FLOOR] = echo.rss_kib() / 1024
+    finally:
+        for server in servers.values():
+            server.pipe.close()
+        echo.close()
     return {"RSS idle": idle, f"RSS after {reads:,} small reads": after}
 
 
@@ -253,7 +262,7 @@ def _print(rows: list[tuple[str, str, dict[str, float]]]) -> None:
 
 
 def main() -> None:
-    """Run every workload, print the table, write results.json and results.svg."""
+    """Run every workload, print the table, record the section in results.json and results.svg."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds, 2,000 reads for memory")
     quick = parser.parse_args().quick
@@ -276,11 +285,11 @@ def main() -> None:
             whole = _whole(servers, ws, rounds)
             floors = whole.pop("_floors")
             rows += [(k, "ms", v) for k, v in whole.items()]
-            rows += [(k, "MiB", v) for k, v in _memory(servers, echo, reads).items()]
         finally:
             for server in servers.values():
                 server.pipe.close()
             echo.close()
+        rows += [(k, "MiB", v) for k, v in _memory(ws, reads).items()]
     _print(rows)
     print(f"whole-file floors: cat {floors['floor: cat']:.2f} ms, wc -l {floors['floor: wc -l']:.2f} ms")
     systems = {
@@ -289,15 +298,8 @@ def main() -> None:
         SDK: "benchmarks/_peers_sdk_server.py (read_text)",
         FLOOR: "echo pipe; cat / wc -l; head -n 2000; tail -n +K | head -n 2000",
     }
-    table = [
-        {"workload": w, "unit": u, "values": v, "ratio_to_fastest": {s: x / min(v.values()) for s, x in v.items()}}
-        for w, u, v in rows
-    ]
-    results = {"quick": quick, "rounds": rounds, "systems": systems, "rows": table}
-    (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    chart = svg([(f"{w} ({u})", v) for w, u, v in rows], [*SERVERS, FLOOR], "toolproof vs peers: ratio to fastest")
-    (HERE / "results.svg").write_text(chart, encoding="utf-8")
-    print(f"wrote benchmarks/results.json and benchmarks/results.svg in {time.perf_counter() - began:.0f} s")
+    record("peers", "MCP servers over stdio, one raw client", rows, systems, quick=quick)
+    print(f"peers: {time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ with AttributeError and nothing else noticed.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -41,3 +42,36 @@ def test_each_benchmark_script_imports_and_has_a_main(path: Path) -> None:
 def test_the_gen_benchmarks_slow_path_patches_names_that_exist() -> None:
     with _load(BENCHMARKS / "gen.py")._slow_path():
         pass
+
+
+def test_every_section_lands_in_one_results_file_and_one_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import xml.etree.ElementTree as ET
+
+    _results = _load(BENCHMARKS / "_results.py")
+    monkeypatch.setattr(_results, "RESULTS", tmp_path / "results.json")
+    monkeypatch.setattr(_results, "CHART", tmp_path / "results.svg")
+    (tmp_path / "results.json").write_text('{"quick": true, "rows": []}', encoding="utf-8")  # the old, one-script form
+
+    _results.record("http", "HTTP", [("64 connections", "us/req", {"toolproof": 300.0, "floor": 100.0})],
+                    {"toolproof": "REST", "floor": "bare"}, quick=False)  # fmt: skip
+    _results.record("peers", "Peers", [("start-up", "ms", {"toolproof": 80.0, "reference": 400.0})],
+                    {"toolproof": "serve mcp", "reference": "node"}, quick=True)  # fmt: skip
+    _results.record("http", "HTTP", [("64 connections", "us/req", {"toolproof": 200.0, "floor": 100.0})],
+                    {"toolproof": "REST", "floor": "bare"}, quick=False)  # fmt: skip
+
+    document = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert list(document["sections"]) == ["http", "peers"]
+    (row,) = document["sections"]["http"]["rows"]
+    assert row["values"] == {"toolproof": 200.0, "floor": 100.0}  # the second run replaced the first
+    assert row["ratio_to_fastest"] == {"toolproof": 2.0, "floor": 1.0}
+    chart = ET.fromstring((tmp_path / "results.svg").read_text(encoding="utf-8"))
+    texts = [element.text or "" for element in chart.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts.index(next(t for t in texts if t.startswith("Peers (quick)"))) < texts.index(
+        next(t for t in texts if t.startswith("HTTP,"))
+    )  # peers first, whatever order the scripts ran in
+    rects = chart.iter("{http://www.w3.org/2000/svg}rect")
+    bars = [rect.findtext("{http://www.w3.org/2000/svg}title") for rect in rects]
+    assert sorted(bar for bar in bars if bar is not None) == [
+        "floor: 100 us/req", "reference: 400 ms", "toolproof: 200 us/req", "toolproof: 80 ms",
+    ]  # fmt: skip
+    assert "2.00x" in texts and "5.00x" in texts
