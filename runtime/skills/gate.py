@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
-import hmac
 import os
 import threading
 from collections.abc import Iterator, Mapping
@@ -285,6 +283,15 @@ class SkillGate:
         """The SKILL.md's current text."""
         return self._current()[0]
 
+    def read_document(self) -> str:
+        """The SKILL.md's text, read and decoded but neither hashed nor kept: start-up's check that it is readable.
+
+        Raises:
+            OSError: it cannot be read (or is no regular file, or too large).
+            UnicodeDecodeError: it is not UTF-8.
+        """
+        return _read_bytes(self._path).decode("utf-8")
+
     def versioned_document(self) -> tuple[str, bytes]:
         """(text, digest) of one version of the SKILL.md: pass the digest to ``token`` so both agree."""
         return self._current()
@@ -296,6 +303,8 @@ class SkillGate:
         and lands in the same time-stamp tick is still seen. Only the decoding
         is cached, keyed on the hash.
         """
+        import hashlib  # here: hashlib and hmac load OpenSSL, ~3 ms of every host's start-up; the first use pays it
+
         data = _read_bytes(self._path)
         digest = hashlib.sha256(data).digest()
         with self._lock:
@@ -319,6 +328,9 @@ class SkillGate:
         token = tokens.get(key)
         if token is None:
             # surrogatepass: a session named with undecodable bytes still gets its own, distinct token.
+            import hashlib
+            import hmac
+
             message = key[0].encode("utf-8", "surrogatepass") + b"\x00" + digest
             token = hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:32]
             if len(tokens) >= _MAX_TOKENS:
@@ -335,6 +347,8 @@ class SkillGate:
         given = args.get(self.spec.token_argument)
         if not given:
             return "missing"
+        import hmac
+
         # Bytes, not str: compare_digest refuses non-ASCII strings, and a model can send anything
         # (surrogatepass: even a lone surrogate, which is simply not the token).
         if not isinstance(given, str) or not hmac.compare_digest(

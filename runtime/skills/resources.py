@@ -139,7 +139,7 @@ class SkillGates:
         gate = SkillGate(GateSpec.from_data(data), b"", self.documents)
         problems: list[str] = []
         try:
-            gate.document()
+            gate.read_document()  # not hashed: start-up does not load OpenSSL for it
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"tool '{spec.name}' is gated by {gate.spec.document}, which cannot be read: {exc}")
         with self._lock:

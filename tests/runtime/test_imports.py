@@ -104,5 +104,7 @@ def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: 
 
     assert "toolproof.runtime.serve.mcp" in modules  # the measurement saw the run
     assert not {m for m in modules if m.startswith("jsonschema_rs")}  # the first tools/call imports it
+    assert "toolproof.runtime.skills.gate" in modules  # read_file is gated: its SKILL.md was checked at start-up
+    assert "hashlib" not in modules  # ... without hashing it: hashlib loads OpenSSL, ~3 ms; the first token pays it
     if not _under_a_settings_file(tmp_path):
         assert "tomllib" not in modules
