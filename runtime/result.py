@@ -583,12 +583,8 @@ class ToolResult:
         return self.error is None
 
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's shape: ``{"ok", "output", "error": {"code", "message", "output"?} | None, "text"}``."""
-        error: dict[str, Any] | None = None
-        if self.error is not None:
-            error = {"code": self.error.code, "message": self.error.message}
-            if self.error.output is not None:
-                error["output"] = self.error.output
+        """The CLI's shape: ``{"ok", "output", "error": {"code", "message", "hint"?, "output"?} | None, "text"}``."""
+        error = None if self.error is None else self.error.to_dict()
         return {"ok": self.error is None, "output": self.output, "error": error, "text": self.text}
 
     def to_openai_message(self, tool_call_id: str) -> dict[str, Any]:

@@ -59,8 +59,11 @@ _DURATION_TIME: Final = f"T({_NUMBER}H({_NUMBER}M({_NUMBER}S)?)?|{_NUMBER}M({_NU
 _DURATION_DATE: Final = f"({_NUMBER}D|{_NUMBER}M({_NUMBER}D)?|{_NUMBER}Y({_NUMBER}M({_NUMBER}D)?)?)"
 _POINTER: Final = r"(/([A-Za-z0-9_]|~[01]){0,8}){0,4}"
 _FORMATS: Final[Mapping[str, st.SearchStrategy[str]]] = {
-    "date": st.dates().map(date.isoformat),
-    "date-time": st.datetimes(timezones=_UTC).map(datetime.isoformat),
+    # Mostly this and the next century (a pattern such as ^20[0-9]{2}- keeps a fair share), sometimes any year.
+    "date": st.one_of(st.dates(date(1900, 1, 1), date(2100, 12, 31)), st.dates()).map(date.isoformat),
+    "date-time": st.one_of(
+        st.datetimes(datetime(1900, 1, 1), datetime(2100, 12, 31), timezones=_UTC), st.datetimes(timezones=_UTC)
+    ).map(datetime.isoformat),
     "time": st.times(timezones=_UTC).map(time.isoformat),
     "duration": st.from_regex(f"P({_DURATION_DATE}({_DURATION_TIME})?|{_DURATION_TIME}|{_NUMBER}W)", fullmatch=True),
     "email": st.emails(domains=_HOSTNAME),

@@ -116,7 +116,7 @@ STDIO_WORKERS: Final = 8
 """Tool calls a stdio connection runs at once."""
 LIST_TTL_MS: Final = 60_000
 ERROR_META_KEY: Final = "dev.toolproof/error"
-"""Where an ``isError`` result carries the catalogued ``{code, message}``, and ``output`` (``render.error_output``)."""
+"""Where an ``isError`` result carries the catalogued ``{code, message}``, its ``hint`` and ``output``."""
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INTERNAL_ERROR = -32603
@@ -460,11 +460,9 @@ class McpServer:
         if result.error is None:
             payload["content"].extend(blocks)  # after the rendered text, which every transport carries
         if result.error is not None:
-            error: dict[str, Any] = {"code": result.error.code, "message": result.error.message}
-            if result.error.output is not None:
-                # Not structuredContent: clients check that against the tool's outputSchema even with isError.
-                error["output"] = result.error.output
-            payload["_meta"] = {ERROR_META_KEY: error}
+            # {code, message, hint?, output?}: the output not as structuredContent, which clients check
+            # against the tool's outputSchema even with isError.
+            payload["_meta"] = {ERROR_META_KEY: result.error.to_dict()}
         return _result(request_id, payload)
 
     def _reporter(self, request: _Request, blocks: list[dict[str, Any]]) -> Callable[[str, Mapping[str, Any]], None]:

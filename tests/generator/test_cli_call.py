@@ -61,6 +61,7 @@ def test_a_tool_error_is_data_and_exits_0(runner: CliRunner, skills: Path) -> No
         "error": {
             "code": "path_traversal",
             "message": "Path traversal detected: cannot access files outside skill folder",
+            "hint": "Give a path relative to the skill folder, without '..', '~' or a leading '/'.",
             "output": {
                 "success": False,
                 "skill_name": "calculator",
@@ -81,6 +82,7 @@ def test_arguments_that_are_not_json_are_a_tool_error(runner: CliRunner, skills:
         "code": "invalid_arguments",
         "message": "Invalid arguments: $: arguments are not valid JSON "
         "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        "hint": "Correct the argument named in the message and call the tool again.",
         "output": {
             "success": False,
             "error": "Invalid arguments: $: arguments are not valid JSON "

@@ -266,7 +266,11 @@ def test_result_shapes_for_cli_openai_and_mcp() -> None:
     ok, bad = runtime.call("greet", {"who": "Ada"}), runtime.call("greet", {"who": "ghost"})
 
     assert ok.to_dict() == {"ok": True, "output": {"greeting": "Hello, Ada!"}, "error": None, "text": "Hello, Ada!"}
-    assert bad.to_dict()["error"] == {"code": "unknown_person", "message": "Nobody called 'ghost'"}
+    assert bad.to_dict()["error"] == {  # the hint too: a caller that reads structure gets it (contracts/README)
+        "code": "unknown_person",
+        "message": "Nobody called 'ghost'",
+        "hint": "Ask for their name.",
+    }
     assert ok.to_openai_message("call_1") == {"role": "tool", "tool_call_id": "call_1", "content": "Hello, Ada!"}
     assert ok.to_mcp() == {
         "content": [{"type": "text", "text": "Hello, Ada!"}],

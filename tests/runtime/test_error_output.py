@@ -174,6 +174,7 @@ def test_mcp_sends_the_object_in_meta_beside_is_error_and_not_as_structured_cont
     assert result["_meta"][ERROR_META_KEY] == {
         "code": "file_not_found",
         "message": "File 'missing.py' not found in skill 'calculator'",
+        "hint": "Read SKILL.MD first to see which files the skill has.",
         "output": SEED_ERROR,
     }
     assert result["content"] == [{"type": "text", "text": "ERROR: File 'missing.py' not found in skill 'calculator'"}]

@@ -412,6 +412,7 @@ def test_numbers_and_nesting_beyond_the_readers_bounds_are_answered_by_the_reque
         assert result["_meta"][ERROR_META_KEY] == {
             "code": "invalid_arguments",
             "message": f"Invalid arguments: {detail}",
+            "hint": "Correct the argument named in the message and call the tool again.",
         }
     assert answers["ok"]["result"]["isError"] is False
 

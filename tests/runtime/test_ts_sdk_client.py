@@ -63,7 +63,11 @@ READ_OUTPUT = {
     "file_size": 14,
 }
 MISSING_TEXT = "Error: File not found: missing.txt Check the path, relative to the workspace, then retry."
-MISSING_ERROR = {"code": "file_not_found", "message": "File not found: missing.txt"}
+MISSING_ERROR = {
+    "code": "file_not_found",
+    "message": "File not found: missing.txt",
+    "hint": "Check the path, relative to the workspace, then retry.",
+}
 
 CLIENTS = {
     "sdk-1.32.2 in 2025-11-25": ({"sdk": "sdk", "revision": LEGACY}, LEGACY),
