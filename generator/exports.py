@@ -24,10 +24,9 @@ from toolproof.generator.transforms import (
     gemini_openapi_schema,
     openai_strict_schema,
 )
-from toolproof.runtime.errors import INVALID_ARGUMENTS
 from toolproof.runtime.validation import SchemaValidator
 
-__all__ = ["DEFINITION_FORMATS", "Exported", "export_definitions"]
+__all__ = ["DEFINITION_FORMATS", "Exported", "demonstrations", "export_definitions"]
 
 DEFINITION_FORMATS: Final = ("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi")
 
@@ -199,15 +198,28 @@ def _openai_limits(schemas: list[tuple[str, Any]], fmt: str) -> list[Limit]:
     return problems
 
 
+def demonstrations(c: Contract) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The contract's examples a reader may copy as a call, each with its index among ``c.examples``.
+
+    Providers show these to the model as how to call the tool (Anthropic ``input_examples``, the OpenAPI
+    request examples), so only calls that succeed as written qualify: an example expecting an error (a
+    refused or attack input, a catalogued error such as a missing token) would teach the model that call,
+    and one the conformance tests complete at run time (a ``${TEST_DIR}`` placeholder, the ``skill_token``
+    they put into the input) would fail as written.
+    """
+    for i, example in enumerate(c.examples):
+        if "error" in example["expect"] or "skill_token" in example or "${" in json.dumps(example["input"]):
+            continue
+        yield i, example
+
+
 def _input_examples(c: Contract, schema: Mapping[str, Any]) -> list[Any]:
-    """Up to five distinct example inputs that the exported schema accepts (placeholders excluded)."""
+    """Up to five distinct demonstrations (:func:`demonstrations`) that the exported schema accepts."""
     valid = SchemaValidator(schema).is_valid  # the runtime's compiled validator: what a call would accept
     seen: list[Any] = []
-    for example in c.examples:
+    for _, example in demonstrations(c):
         args = example["input"]
-        if example["expect"].get("error") == INVALID_ARGUMENTS or "${" in json.dumps(args) or args in seen:
-            continue
-        if not valid(args):
+        if args in seen or not valid(args):
             continue
         seen.append(args)
         if len(seen) == MAX_INPUT_EXAMPLES:
@@ -279,7 +291,7 @@ def _anthropic(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) ->
             "strict": strict,
         }
         examples = _input_examples(c, c.exported_input(enums))
-        if examples:
+        if examples:  # omitted, not empty, when no example demonstrates a call: the field is optional
             tool["input_examples"] = examples
         out.data.append(tool)
     return out

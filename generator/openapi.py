@@ -9,16 +9,19 @@ served app against this document.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
+from toolproof.generator.exports import demonstrations
 from toolproof.generator.model import Contract
 from toolproof.generator.transforms import lifted_defs
 from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS, UNKNOWN_TOOL
 from toolproof.runtime.nulls import accepting_dropped_nulls
+from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["SESSION_HEADER", "openapi_document"]
+__all__ = ["SESSION_HEADER", "UNNAMED", "UNVERSIONED", "ApiInfo", "api_info", "openapi_document"]
 
 SESSION_HEADER: Final = "X-Toolproof-Session"
 _STATUS_TEXT: Final = {
@@ -29,6 +32,52 @@ _STATUS_TEXT: Final = {
     422: "The arguments were understood and refused",
     500: "Internal error: the failure was logged",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ApiInfo:
+    """What the document's ``info`` names: the project's title and the version of its tools."""
+
+    title: str
+    version: str
+
+
+UNNAMED: Final = "toolproof tools"
+"""The title of a project whose pyproject.toml declares no ``[project]`` name."""
+UNVERSIONED: Final = "0.0.0"
+"""The version of a project whose pyproject.toml declares none (client generators take it as a package version)."""
+
+
+def api_info(config: ProjectConfig) -> ApiInfo:
+    """The title and version of ``config``'s project: the ``[project]`` name and version of its pyproject.toml.
+
+    Read from the file beside the settings, never from an installed package, so every checkout renders the same
+    document (``gen --check``). A version the file leaves ``dynamic`` is known only when the package is built:
+    the document says ``0.0.0`` then, as it does for a project with no version or no pyproject.toml. The
+    built-in tools are toolproof's own: they carry its version, however the project was found.
+    """
+    from toolproof.generator import __version__
+
+    if config.is_builtin:
+        return ApiInfo("toolproof built-in tools", __version__)
+    table = _project_table(config.root / "pyproject.toml")
+    name, version = table.get("name"), table.get("version")
+    return ApiInfo(
+        name if isinstance(name, str) and name else UNNAMED,
+        version if isinstance(version, str) and version else UNVERSIONED,
+    )
+
+
+def _project_table(path: Path) -> Mapping[str, Any]:
+    """The ``[project]`` table of the pyproject.toml at ``path``; empty when there is none or it cannot be read."""
+    import tomllib  # here, as in runtime.project: its import costs ~2 ms and only gen needs it
+
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):  # none, or a broken one beside a toolproof.toml: nothing declared
+        return {}
+    return table if isinstance(table, Mapping) else {}
 
 
 def _error_body(codes: Sequence[str]) -> dict[str, Any]:
@@ -51,16 +100,12 @@ def _lift_defs(schema: Mapping[str, Any], prefix: str, components: dict[str, Any
 
 
 def _examples(c: Contract) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for i, example in enumerate(c.examples):
-        if example["expect"].get("error") == INVALID_ARGUMENTS or "${" in json.dumps(example["input"]):
-            continue
-        out[f"example{i + 1}"] = {"summary": example["name"], "value": example["input"]}
-    return out
+    """Request examples: the calls that succeed as written (``exports.demonstrations``), keyed by their place."""
+    return {f"example{i + 1}": {"summary": ex["name"], "value": ex["input"]} for i, ex in demonstrations(c)}
 
 
-def openapi_document(contracts: Sequence[Contract], enums: Mapping[str, list[str]], version: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for ``contracts``."""
+def openapi_document(contracts: Sequence[Contract], enums: Mapping[str, list[str]], info: ApiInfo) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for ``contracts``, its ``info`` naming the project as ``info`` says."""
     components: dict[str, Any] = {}
     paths: dict[str, Any] = {}
     for c in sorted(contracts, key=lambda c: c.name):
@@ -113,8 +158,8 @@ def openapi_document(contracts: Sequence[Contract], enums: Mapping[str, list[str
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "toolproof tools",
-            "version": version,
+            "title": info.title,
+            "version": info.version,
             "description": "One POST /tools/{name} per tool contract; the body is the tool's arguments.",
         },
         "paths": paths,

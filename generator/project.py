@@ -18,6 +18,7 @@ from toolproof.generator.exports import DEFINITION_FORMATS, Exported
 from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
 from toolproof.generator.model import Contract, build_contract
 from toolproof.generator.naming import tool_files
+from toolproof.generator.openapi import api_info
 from toolproof.generator.problems import Level, Problem, rule
 from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
 from toolproof.generator.source import Interned, Source, load_source
@@ -62,8 +63,9 @@ class Project:
 
     @property
     def layout(self) -> Layout:
-        """Where the generated files go and the command their headers name."""
-        return Layout(self.config.relative(self.config.generated), self.config.package, self.config.command)
+        """Where the generated files go, the command their headers name and what the OpenAPI document calls the API."""
+        config = self.config
+        return Layout(config.relative(config.generated), config.package, config.command, api_info(config))
 
     def enum_sources(self) -> dict[str, list[str]]:
         """Values known at generation time for each dynamic-enum source (the built-in skills)."""

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import jinja2
 import orjson
@@ -27,7 +27,7 @@ from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_def
 from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
-from toolproof.generator.openapi import openapi_document
+from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.typescript import typescript_declarations
 
 __all__ = [
@@ -58,6 +58,11 @@ class Layout:
     """Its import name."""
     command: str = "toolproof gen"
     """The command that regenerates it, named in every header."""
+    api: ApiInfo | None = None
+    """The project's title and version for the OpenAPI document (``openapi.api_info``).
+
+    None, from a caller that knows no project: ``toolproof tools`` and toolproof's own version.
+    """
 
 
 _IGNORED_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -259,7 +264,37 @@ def _pretty(value: Any) -> str:
     return dump_json(value).removesuffix("\n")
 
 
+_GATE_TOKENS: Final = {
+    "valid": "the session's current {arg}",
+    "other_session": "a {arg} handed to another session",
+    "stale": "a {arg} from before {document} changed",
+}
+"""What each ``skill_token`` of an example puts into its input, as the docs say it."""
+
+
+def _gate_token(c: Contract, example: Mapping[str, Any]) -> str | None:
+    """The skill token an example's conformance test puts into its input, in words; None when it puts none."""
+    said = _GATE_TOKENS.get(example.get("skill_token", ""))
+    if said is None or c.skill_gate is None:
+        return None
+    return said.format(arg=f"`{c.skill_gate['token_argument']}`", document=f"`{c.skill_gate['document']}`")
+
+
 def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> str:
+    """A tool's Markdown page: its definition, parameters, errors and examples.
+
+    Each example shows what it expects as the contract says it: an exact ``output``, or only the fields
+    ``output_includes`` or ``output_has`` name (which are not a whole output), the exact text or the parts
+    it contains, or an error.
+
+    Args:
+        c: the contract.
+        definition: its exported tool definition, shown as is (``make gen`` passes the OpenAI one).
+        layout: the command the page's header names.
+
+    Returns:
+        The page's Markdown text.
+    """
     examples = []
     for ex in c.examples:
         expect = ex["expect"]
@@ -267,13 +302,15 @@ def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> s
             {
                 "name": ex["name"],
                 "files": [f"`{p}`" for p in ex.get("given", {}).get("files", {})],
+                "token": _gate_token(c, ex),
                 "input": _pretty(ex["input"]),
                 "error": expect.get("error"),
                 "message": expect.get("message"),
-                "output": _pretty(expect["output"])
-                if "output" in expect
-                else (_pretty(expect["output_includes"]) if "output_includes" in expect else None),
+                "output": _pretty(expect["output"]) if "output" in expect else None,
+                "output_includes": _pretty(expect["output_includes"]) if "output_includes" in expect else None,
+                "output_has": [f"`{name}`" for name in expect.get("output_has", ())],
                 "text": expect.get("text"),
+                "text_contains": _pretty(expect["text_contains"]) if "text_contains" in expect else None,
             }
         )
     errors = [{"code": e.code, "message": _cell(e.message), "hint": _cell(e.hint or "")} for e in c.errors]
@@ -388,7 +425,7 @@ def render_all(
         files |= {paths[kind]: text for kind, text in texts.items()}
         json_files |= {paths[kind]: value for kind, value in jsons.items()}
     json_files[f"{out}/openapi.json"] = (
-        dump_json(openapi_document(contracts, enums, _version())),
+        dump_json(openapi_document(contracts, enums, layout.api or ApiInfo(UNNAMED, _version()))),
         all_sources,
     )
     for fmt, per_set in exports.items():
