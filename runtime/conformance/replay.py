@@ -284,6 +284,12 @@ def replay(
 
     def scenario() -> ToolResult:
         runtime = example_runtime(project or builtin_project(), tool, base, workspaces, records.append)
+        missing = runtime.unavailable.get(tool.spec.name)
+        if missing:  # not "unknown tool": say what the host lacks, as `toolproof call` does
+            raise ExampleFailure(
+                f"{name}: tool '{tool.spec.name}' is not served: it needs {', '.join(missing)}, which this host was "
+                "not given (a resource comes from a factory the project's `resources` setting names)"
+            )
         lay_fixtures(base, given.get("after_start", {}))
         arguments = dict(example["input"])
         if "skill_token" in example:
