@@ -123,9 +123,16 @@ def open_runtime(
     ``only`` serves just the tool of that name, as ``project_tools`` binds it.
 
     Raises:
-        RegistryError: anything that stops the project's tools from being served.
+        RegistryError: anything that stops the project's tools from being served, or a ``toolset``
+            none of its contracts is in (the message names the sets there are).
     """
     bound = list(tools) if tools is not None else project_tools(config, only)
+    if toolset is not None:
+        specs = [tool.spec for tool in bound] if tools is not None or only is None else project_specs(config)
+        known = sorted({name for spec in specs for name in spec.toolsets})
+        if toolset not in known:
+            sets = f"its tool sets are {', '.join(known)}" if known else "it declares none (a contract's `toolsets`)"
+            raise RegistryError([f"{config.name}: no tool is in tool set '{toolset}'; {sets}"])
     resources = build_resources(resource_factories(config), options)
     return Runtime(bound, resources=resources, toolset=toolset, validate_output=validate_output)
 
