@@ -18,12 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.asgi import post_json
+from toolproof.runtime import coercion
 from toolproof.runtime.coercion import coerce_integers, plan_for
+from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import INVALID_ARGUMENTS
+from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.serve.adapters import (
     anthropic_tool_results,
@@ -33,7 +38,7 @@ from toolproof.runtime.serve.adapters import (
     openai_responses_outputs,
 )
 from toolproof.runtime.serve.http import SESSION_HEADER, HttpApp
-from toolproof.runtime.spec import load_specs
+from toolproof.runtime.spec import ToolSpec, load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 
 SECRET = "coercion-test-secret-32-bytes-ok"
@@ -265,3 +270,277 @@ def test_nothing_is_copied_when_no_float_stands_for_an_integer() -> None:
     assert coerce_integers(plan, {"n": 2.5}) == {"n": 2.5}
     assert coerce_integers(plan, {"n": True}) == {"n": True}
     assert plan_for({"type": "object", "properties": {"s": {"type": "string"}}}) is None
+
+
+def _coerced(schema: dict[str, Any], value: Any) -> Any:
+    plan = plan_for(schema)
+    assert plan is not None, schema
+    return coerce_integers(plan, value)
+
+
+def _types(value: Any) -> Any:
+    """``value`` with each number replaced by the name of its Python type, to tell ``2`` from ``2.0``."""
+    if isinstance(value, dict):
+        return {key: _types(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_types(item) for item in value]
+    return type(value).__name__ if type(value) in (int, float) else value
+
+
+REPEAT: dict[str, Any] = {
+    "type": "object",
+    "$defs": {
+        "count": {"type": "integer", "minimum": 0},
+        "line": {
+            "type": "object",
+            "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}, "price": {"type": "number"}},
+            "required": ["sku", "qty"],
+        },
+    },
+    "properties": {
+        "word": {"type": "string"},
+        "n": {"$ref": "#/$defs/count"},
+        "m": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        "lines": {"type": "array", "items": {"$ref": "#/$defs/line"}},
+    },
+    "required": ["word", "n"],
+}
+"""The contract an outside review found the floats in: integers behind ``$ref``, ``anyOf`` and nested items."""
+
+
+def _repeat(args: Any, ctx: ToolContext) -> Any:
+    word = args["word"] * args["n"] * (args["m"] if args.get("m") is not None else 1)
+    lines = [f"{line['qty']} x {line['sku']}" for line in args.get("lines", [])]
+    return {"text": word, "lines": lines, "types": _types(args)}
+
+
+def _repeat_runtime() -> Runtime:
+    spec = ToolSpec.from_data(
+        {
+            "name": "repeat",
+            "module": "repeat",
+            "handler": "tests:repeat",
+            "input": REPEAT,
+            "output": {"type": "object"},
+            "errors": {},
+            "render": {"result": "{$}", "error": "{message}"},
+            "source": "contracts/repeat.yaml",
+        }
+    )
+    return Runtime(tools=[BoundTool.build(spec, _repeat)])
+
+
+def test_integers_behind_ref_any_of_and_nested_items_reach_the_handler_as_ints() -> None:
+    runtime = _repeat_runtime()
+    args = {"word": "a", "n": 2.0, "m": 2.0, "lines": [{"sku": "x", "qty": 2.0, "price": 3.0}]}
+
+    result = runtime.call("repeat", args)
+
+    assert result.ok, result
+    assert result.output == {
+        "text": "aaaa",
+        "lines": ["2 x x"],
+        "types": {"word": "a", "n": "int", "m": "int", "lines": [{"sku": "x", "qty": "int", "price": "float"}]},
+    }
+    assert runtime.call("repeat", json.dumps(args)).to_dict() == result.to_dict()
+    refused = runtime.call("repeat", {"word": "a", "n": 2.5}).error
+    assert refused is not None and refused.code == INVALID_ARGUMENTS
+    assert runtime.call("repeat", {"word": "a", "n": 1.0, "m": None}).output == {
+        "text": "a",
+        "lines": [],
+        "types": {"word": "a", "n": "int", "m": None},
+    }
+
+
+DEFS: dict[str, Any] = {
+    "n": {"type": "integer"},
+    "a/b": {"type": "integer"},
+    "m": {"$anchor": "count", "type": "integer"},
+}
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"$ref": "#/$defs/n"}, "int"),
+        ({"$ref": "#/$defs/n", "description": "beside"}, "int"),
+        ({"$ref": "#/$defs/n", "type": "number"}, "int"),
+        ({"$ref": "#count"}, "int"),
+        ({"$ref": "#/$defs/a~1b"}, "int"),
+        ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "int"),
+        ({"oneOf": [{"type": "integer"}, {"type": "string"}, {"enum": ["auto", None]}]}, "int"),
+        ({"anyOf": [{"type": "integer"}, {"type": "number"}]}, "float"),
+        ({"anyOf": [{"type": "integer"}, {"minimum": 0}]}, "float"),
+        ({"anyOf": [{"type": "integer"}, {"const": 2.5}]}, "float"),
+        ({"allOf": [{"minimum": 0}, {"type": "integer"}]}, "int"),
+        ({"allOf": [{"type": "number"}, {"type": "integer"}]}, "int"),
+        ({"type": "number", "anyOf": [{"type": "integer"}, {"type": "string"}]}, "int"),
+        ({"anyOf": [{"$ref": "#/$defs/n"}, {"type": "null"}]}, "int"),
+        ({"type": ["integer", "null"]}, "int"),
+        ({"type": ["integer", "number"]}, "float"),
+    ],
+)
+def test_a_whole_float_becomes_an_int_where_refs_and_combinators_say_integer_and_no_branch_takes_a_fraction(
+    schema: dict[str, Any], expected: str
+) -> None:
+    wrapped = {"type": "object", "properties": {"v": schema}, "$defs": DEFS}
+    plan = plan_for(wrapped)
+
+    fixed = coerce_integers(plan, {"v": 2.0}) if plan is not None else {"v": 2.0}
+
+    assert _types(fixed) == {"v": expected}
+    assert jsonschema.Draft202012Validator(wrapped).is_valid(fixed)
+
+
+def test_objects_and_arrays_inside_branches_are_walked_and_only_branches_naming_a_property_count() -> None:
+    point = {"type": "object", "properties": {"x": {"type": "integer"}, "w": {"type": "number"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "shape": {
+                "oneOf": [
+                    {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"type": "integer"}}},
+                    {"type": "object", "properties": {"kind": {"const": "b"}, "s": {"type": "string"}}},
+                ]
+            },
+            "mixed": {
+                "anyOf": [
+                    {"type": "object", "properties": {"k": {"type": "integer"}}},
+                    {"type": "object", "properties": {"k": {"type": "number"}}},
+                ]
+            },
+            "maybe": {"anyOf": [point, {"type": "null"}]},
+            "pairs": {"allOf": [{"type": "array"}, {"prefixItems": [{"type": "string"}, {"type": "integer"}]}]},
+        },
+    }
+    value = {
+        "shape": {"kind": "a", "n": 2.0},
+        "mixed": {"k": 2.0},
+        "maybe": {"x": 1.0, "w": 1.0},
+        "pairs": ["a", 3.0, 4.0],
+    }
+
+    assert _types(_coerced(schema, value)) == {
+        "shape": {"kind": "a", "n": "int"},
+        "mixed": {"k": "float"},
+        "maybe": {"x": "int", "w": "float"},
+        "pairs": ["a", "int", "float"],
+    }
+
+
+def test_pattern_properties_and_additional_properties_decide_the_other_properties() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"n_named": {"minimum": 0}, "ratio": {"type": "number"}},
+        "patternProperties": {"^n_": {"type": "integer"}, "_id$": {"$ref": "#/$defs/id"}},
+        "additionalProperties": {"type": "number"},
+        "$defs": {"id": {"type": ["integer", "string"]}},
+    }
+    value = {"n_named": 1.0, "ratio": 1.0, "n_other": 2.0, "user_id": 3.0, "n_user_id": 4.0, "free": 5.0}
+
+    assert _types(_coerced(schema, value)) == {
+        "n_named": "int",
+        "ratio": "float",
+        "n_other": "int",
+        "user_id": "int",
+        "n_user_id": "int",
+        "free": "float",
+    }
+
+
+TREE: dict[str, Any] = {
+    "$defs": {
+        "node": {
+            "type": "object",
+            "properties": {
+                "value": {"type": "integer"},
+                "weight": {"type": "number"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            },
+        }
+    },
+    "type": "object",
+    "properties": {"root": {"$ref": "#/$defs/node"}},
+}
+
+
+def _tree(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"value": float(depth), "weight": 1.0, "children": []}
+    return node if depth == 0 else {**node, "children": [_tree(depth - 1), {"value": 0.0}]}
+
+
+def _values(node: dict[str, Any]) -> list[str]:
+    return [type(node["value"]).__name__, *(v for child in node.get("children", []) for v in _values(child))]
+
+
+def test_recursive_references_plan_without_end_and_coerce_at_any_depth() -> None:
+    fixed = _coerced(TREE, {"root": _tree(40)})
+
+    assert set(_values(fixed["root"])) == {"int"}
+    assert fixed["root"]["children"][0]["children"][0]["value"] == 38
+    assert type(fixed["root"]["children"][0]["children"][0]["weight"]) is float
+    whole = {"type": "object", "properties": {"n": {"type": "integer"}, "next": {"$ref": "#"}}}
+    assert _types(_coerced(whole, {"n": 1.0, "next": {"n": 2.0, "next": {"n": 3.0}}})) == {
+        "n": "int",
+        "next": {"n": "int", "next": {"n": "int"}},
+    }
+
+
+def test_references_that_only_lead_to_each_other_or_branch_back_are_planned_in_bounded_time() -> None:
+    loop = {
+        "type": "object",
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+        "properties": {"x": {"$ref": "#/$defs/a"}, "n": {"type": "integer"}},
+    }
+    assert _types(_coerced(loop, {"x": 1.0, "n": 1.0})) == {"x": "float", "n": "int"}
+    # each place reached a new way: N's child is N or M, M's child is N or an integer, and so on
+    tangled = {
+        "$defs": {
+            "N": {
+                "anyOf": [{"properties": {"c": {"$ref": "#/$defs/N"}}}, {"properties": {"c": {"$ref": "#/$defs/M"}}}]
+            },
+            "M": {"anyOf": [{"properties": {"c": {"$ref": "#/$defs/N"}}}, {"type": "integer"}]},
+        },
+        "type": "object",
+        "properties": {"top": {"$ref": "#/$defs/N"}, "n": {"type": "integer"}},
+    }
+    value: Any = 1.0
+    for _ in range(30):
+        value = {"c": value}
+
+    fixed = _coerced(tangled, {"top": value, "n": 1.0})
+
+    assert type(fixed["n"]) is int
+
+
+def test_schemas_where_no_integer_can_stand_have_no_plan() -> None:
+    assert (
+        plan_for({"type": "object", "$defs": {"x": {"type": "number"}}, "properties": {"r": {"$ref": "#/$defs/x"}}})
+        is None
+    )
+    assert (
+        plan_for({"type": "object", "properties": {"r": {"anyOf": [{"type": "integer"}, {"type": "number"}]}}}) is None
+    )
+    assert plan_for({"type": "object", "properties": {"r": {"not": {"type": "integer"}}}}) is None
+    assert plan_for({"type": "object", "properties": {"r": {"$ref": "https://example.com/int.json"}}}) is None
+    assert plan_for(TREE) is not None
+    for spec in load_specs():
+        assert (plan_for(spec.input_schema) is None) == (spec.name not in {tool for tool, _ in VALUES}), spec.name
+
+
+def test_a_schema_with_more_places_than_the_planner_takes_is_planned_in_part_not_forever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(coercion, "_MAX_PLACES", 3)
+    wide = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "object", "properties": {"n": {"type": "integer"}}} for i in range(9)},
+    }
+
+    plan = plan_for(wide)
+
+    assert plan is not None and plan.properties is not None and 0 < len(plan.properties) < 9
+    assert _types(coerce_integers(plan, {"p0": {"n": 1.0}, "p8": {"n": 1.0}})) == {
+        "p0": {"n": "int"},
+        "p8": {"n": "float"},
+    }
