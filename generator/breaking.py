@@ -17,6 +17,12 @@ Each change is a ``Finding``: a rule of ``breaking_rules.RULES``, the level the
 project gives it, where it is in the new contract and one sentence. A contract
 with an error-level finding must move its major version (the minor, below 1.0):
 then its findings are downgraded to info, else ``VERSION_NOT_BUMPED`` is added.
+
+A ref that exists but holds no contracts (the pull request that adopts
+toolproof: its base branch has no contracts folder yet) is an empty baseline:
+every tool is reported as added, and each such finding says why. A ref that
+names nothing (an unknown git ref, a missing folder, a folder that is neither
+a project nor holds contracts) is an error, so a typo never passes silently.
 """
 
 from __future__ import annotations
@@ -963,6 +969,7 @@ def compare(
         folder: the project's contracts folder as messages name it, for removed tools' files.
     """
     before, kept = {c.name: c for c in old}, {c.name for c in new}
+    added = "was added" if old else "was added (the baseline holds no contracts: every tool is new)"
     exports = _exports(old, new, enums)
     findings: list[Finding] = []
     for c in (c for c in old if c.name not in kept):
@@ -972,7 +979,7 @@ def compare(
     for c in new:
         if c.name not in before:
             where = Where(c.source, *c.where(("name",)))
-            findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' was added", levels))
+            findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' {added}", levels))
             continue
         changes = _contract(before[c.name], c) + exports.get(c.name, [])
         findings.extend(_judge(before[c.name], c, changes, levels))
@@ -992,7 +999,7 @@ def _git(args: Sequence[str], cwd: Path) -> bytes | None:
 
 
 def _load(config: ProjectConfig, ref: str) -> list[Contract]:
-    """The contracts at the ref, read and modelled but not checked.
+    """The contracts at the ref, read and modelled but not checked; none when its folder holds none.
 
     They passed the checks of their day; today's checks may be stricter, and
     the comparison needs only what they say.
@@ -1002,8 +1009,6 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
 
     folder = config.contracts
     paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if folder.is_dir() else []
-    if not paths:
-        raise BreakingError(f"{ref}: no contracts in {folder}")
     contracts: list[Contract] = []
     for path in paths:
         display = config.relative(path)
@@ -1053,9 +1058,11 @@ def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
     except ValueError:
         raise BreakingError(f"the contracts folder {config.contracts} is outside the git repository") from None
     tree = sha if inside == "." else f"{sha}:{inside}"
-    listing = _git(["ls-tree", "-l", "-z", tree], root) or b""  # from the top: in a subfolder ls-tree lists only that
+    listing = _git(["ls-tree", "-l", "-z", tree], root)  # from the top: in a subfolder ls-tree lists only that
+    if listing is None and _git(["cat-file", "-e", tree], root) is not None:
+        raise BreakingError(f"{ref}: {inside} is not a folder there")
     blobs = []
-    for entry in listing.decode("utf-8").split("\0"):
+    for entry in (listing or b"").decode("utf-8").split("\0"):
         meta, _, name = entry.partition("\t")
         mode, kind, blob, size = [*meta.split(), "", "", "", ""][:4]
         if kind != "blob" or not name.endswith((".yaml", ".yml")):
@@ -1066,7 +1073,7 @@ def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
             raise BreakingError(f"{ref}: {inside}/{name} is larger than {MAX_CONTRACT_BYTES} bytes, too large to read")
         blobs.append((name, blob))
     if not blobs:
-        raise BreakingError(f"{ref}: no contracts in {inside}/")
+        return []  # the ref is older than the contracts folder (or it is empty there): every tool is new
     try:
         local = config.contracts.relative_to(config.root)
     except ValueError:
@@ -1088,8 +1095,14 @@ def load_against(ref: str, config: ProjectConfig) -> list[Contract]:
             or a git ref of the repository holding the project (its contracts folder there).
         config: the project's settings.
 
+    Returns:
+        The contracts at the ref; none when the ref exists but holds none (a git ref older
+        than the contracts folder, a project or contracts folder without contracts): an
+        empty baseline, against which every tool is new.
+
     Raises:
-        BreakingError: the ref names nothing with contracts, or its contracts do not load.
+        BreakingError: the ref names nothing (an unknown git ref, a missing folder, a folder
+            that is neither a project nor holds contracts), or its contracts do not load.
     """
     if ref.startswith("toolproof=="):
         from toolproof import __version__
@@ -1098,7 +1111,11 @@ def load_against(ref: str, config: ProjectConfig) -> list[Contract]:
         version = ref.removeprefix("toolproof==")
         if version != __version__:
             raise BreakingError(f"{ref}: the installed toolproof is {__version__}; install {version} or pass a folder")
-        return _load(builtin_project(), ref)
+        builtin = builtin_project()
+        contracts = _load(builtin, ref)
+        if not contracts:  # a broken install; never an empty baseline
+            raise BreakingError(f"{ref}: no contracts in {builtin.contracts}")
+        return contracts
     folder = Path(ref)
     if folder.is_dir():
         return _from_folder(ref, folder, config)

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Final
 
+from toolproof import __version__
 from toolproof.generator.naming import module_name
 
 __all__ = ["ScaffoldError", "init_project", "new_tool"]
@@ -29,12 +30,26 @@ def _distribution(folder: Path) -> str:
 
 
 _PYPROJECT: Final = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
 [project]
 name = "{name}"
 version = "0.1.0"
 description = "LLM tools defined by toolproof contracts."
 requires-python = ">=3.11"
-dependencies = ["toolproof"]
+dependencies = [
+    # generated/ is stamped with the toolproof that wrote it, and `toolproof gen --check` fails under any other.
+    # To upgrade, do both together: raise this pin and `pip install -U .`, then `make gen`; commit the two.
+    "toolproof=={toolproof}",
+    # Add here what your handlers import: `pip install .` (and CI) installs it.
+]
+
+[tool.setuptools]
+# `pip install .` installs the dependencies and no package: the tools run from this folder, which toolproof
+# puts on the import path (installed, contracts/, generated/ and handlers/ would be generic top-level names).
+packages = []
 
 [tool.toolproof]
 contracts = "contracts"
@@ -62,7 +77,7 @@ test:
 \tpython -m pytest -q
 """
 
-_GITIGNORE: Final = "__pycache__/\n.pytest_cache/\n*.egg-info/\n"
+_GITIGNORE: Final = "__pycache__/\n.pytest_cache/\n*.egg-info/\nbuild/\n"
 
 _WORD_COUNT: Final = """\
 name: word_count
@@ -168,9 +183,22 @@ def init_project(folder: Path) -> list[Path]:
         ScaffoldError: one of the files exists already (nothing is written then).
     """
     folder = folder.resolve()
+    settings = folder / "pyproject.toml"
+    if settings.is_file():  # a Python project already: say how to make it a toolproof one instead
+        try:
+            made = "[tool.toolproof]" in settings.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            made = False
+        advice = (
+            "this folder is a toolproof project already; `toolproof new TOOL` adds a tool"
+            if made
+            else "to make this folder a toolproof project, add an empty [tool.toolproof] table to its pyproject.toml"
+            " (defaults: contracts/, generated/, handlers/), then run `toolproof new TOOL`"
+        )
+        raise ScaffoldError(f"{settings} exists already; nothing was written: {advice}")
     return _write_new(
         {
-            folder / "pyproject.toml": _PYPROJECT.format(name=_distribution(folder)),
+            folder / "pyproject.toml": _PYPROJECT.format(name=_distribution(folder), toolproof=__version__),
             folder / "Makefile": _MAKEFILE,
             folder / ".gitignore": _GITIGNORE,
             folder / "contracts" / "word_count.yaml": _WORD_COUNT,

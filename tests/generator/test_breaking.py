@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Final
 
 import pytest
 from click.testing import CliRunner
@@ -249,7 +250,14 @@ def test_a_ref_that_looks_like_an_option_is_not_passed_to_git(runner: CliRunner,
     assert result.stderr == "toolproof: unknown git ref '--output=x' (and no folder of that name)\n"
 
 
-def test_a_ref_without_the_contracts_folder_exits_2(runner: CliRunner, repo: Path) -> None:
+ADDED_TO_EMPTY: Final = (
+    "contracts/echo.yaml:1:7: info [WIRE_TOOL_ADDED] WIRE: tool 'echo' was added "
+    "(the baseline holds no contracts: every tool is new)\n"
+)
+
+
+def test_a_ref_without_the_contracts_folder_reports_every_tool_added(runner: CliRunner, repo: Path) -> None:
+    """The pull request that adopts toolproof: its base has no contracts yet, which breaks no caller."""
     root = repo.parent
     (root / "README.md").write_text("tools\n", encoding="utf-8")
     _git(root, "add", "README.md")
@@ -259,8 +267,89 @@ def test_a_ref_without_the_contracts_folder_exits_2(runner: CliRunner, repo: Pat
 
     result = runner.invoke(cli, ["breaking", "--project", str(repo), "--against", "HEAD"])
 
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"{ADDED_TO_EMPTY}no breaking changes in 1 contract(s) against HEAD\n"
+
+
+@pytest.fixture
+def adopting(tmp_path: Path) -> Path:
+    """A repository whose only commit, on ``main``, predates its project (``svc/``, not committed yet)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "--quiet", "-b", "main")
+    (root / "README").write_text("hi\n", encoding="utf-8")
+    _git(root, "add", "README")
+    _git(root, "commit", "--quiet", "-m", "first")
+    shutil.copytree(CASES / "wire_output_field_removed" / "after" / "contracts", root / "svc" / "contracts")
+    return root / "svc"
+
+
+def test_adopting_toolproof_passes_against_a_base_without_contracts(runner: CliRunner, adopting: Path) -> None:
+    before_commit = runner.invoke(cli, ["breaking", "--project", str(adopting), "--against", "main"])
+    _git(adopting, "add", "-A", ".")
+    _git(adopting, "commit", "--quiet", "-m", "add the tools")
+    after_commit = runner.invoke(cli, ["breaking", "--project", str(adopting), "--against", "HEAD~1"])
+
+    assert (before_commit.exit_code, after_commit.exit_code) == (0, 0), before_commit.stderr + after_commit.stderr
+    assert before_commit.stdout == f"{ADDED_TO_EMPTY}no breaking changes in 1 contract(s) against main\n"
+    assert after_commit.stdout == f"{ADDED_TO_EMPTY}no breaking changes in 1 contract(s) against HEAD~1\n"
+
+
+def test_lint_against_a_base_without_contracts_passes(runner: CliRunner, adopting: Path) -> None:
+    result = runner.invoke(cli, ["lint", "--project", str(adopting), "--against", "main"])
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "1 contract(s) OK\n"
+
+
+def test_a_ref_whose_contracts_folder_holds_no_contract_is_an_empty_baseline(runner: CliRunner, adopting: Path) -> None:
+    (adopting / "contracts" / "echo.yaml").rename(adopting / "echo.yaml")
+    (adopting / "contracts" / ".gitkeep").write_text("", encoding="utf-8")
+    _git(adopting, "add", "contracts/.gitkeep")
+    _git(adopting, "commit", "--quiet", "-m", "an empty contracts folder")
+    (adopting / "echo.yaml").rename(adopting / "contracts" / "echo.yaml")
+
+    result = runner.invoke(cli, ["breaking", "--project", str(adopting), "--against", "HEAD"])
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"{ADDED_TO_EMPTY}no breaking changes in 1 contract(s) against HEAD\n"
+
+
+def test_a_ref_where_the_contracts_folder_is_a_file_exits_2(runner: CliRunner, adopting: Path) -> None:
+    (adopting / "contracts").rename(adopting / "kept")
+    (adopting / "contracts").write_text("not a folder\n", encoding="utf-8")
+    _git(adopting, "add", "contracts")
+    _git(adopting, "commit", "--quiet", "-m", "a file where the folder goes")
+    (adopting / "contracts").unlink()
+    (adopting / "kept").rename(adopting / "contracts")
+
+    result = runner.invoke(cli, ["breaking", "--project", str(adopting), "--against", "HEAD"])
+
     assert result.exit_code == 2
-    assert result.stderr == "toolproof: HEAD: no contracts in tools/contracts/\n"
+    assert result.stderr == "toolproof: HEAD: svc/contracts is not a folder there\n"
+
+
+def test_an_unknown_ref_is_still_an_error_when_the_base_has_no_contracts(runner: CliRunner, adopting: Path) -> None:
+    result = runner.invoke(cli, ["breaking", "--project", str(adopting), "--against", "mian"])
+
+    assert result.exit_code == 2
+    assert result.stderr == "toolproof: unknown git ref 'mian' (and no folder of that name)\n"
+    assert result.stdout == ""
+
+
+def test_compare_with_no_old_contracts_says_each_tool_is_new() -> None:
+    new = load_against(str(CASES / "wire_tool_added" / "after"), default_config(CASES / "wire_tool_added" / "after"))
+
+    findings = compare([], new, load_severities(default_config(CASES)), enums={}, folder="contracts")
+
+    assert [(f.rule, f.level, f.message) for f in findings] == [
+        (
+            "WIRE_TOOL_ADDED",
+            Severity.INFO,
+            f"tool '{name}' was added (the baseline holds no contracts: every tool is new)",
+        )
+        for name in ("echo", "ping")
+    ]
 
 
 def test_a_git_ref_outside_any_repository_exits_2(runner: CliRunner, tmp_path: Path) -> None:
@@ -284,6 +373,32 @@ def test_a_folder_without_contracts_exits_2(runner: CliRunner, tmp_path: Path) -
 
     assert result.exit_code == 2
     assert result.stderr == f"toolproof: {empty}: no contracts there (not a project, no contracts/ folder, no *.yaml)\n"
+
+
+@pytest.mark.parametrize("settings", ["pyproject.toml", None])
+def test_a_folder_whose_contracts_folder_is_empty_is_an_empty_baseline(
+    runner: CliRunner, tmp_path: Path, settings: str | None
+) -> None:
+    """A project (or a folder with a contracts/ folder) that has no contracts yet: every tool is new."""
+    project = _case(tmp_path, "unchanged") / "after"
+    base = tmp_path / "base"
+    (base / "contracts").mkdir(parents=True)
+    if settings is not None:
+        (base / settings).write_text('[project]\nname = "base"\n\n[tool.toolproof]\n', encoding="utf-8")
+
+    result = runner.invoke(cli, ["breaking", "--project", str(project), "--against", str(base)])
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"{ADDED_TO_EMPTY}no breaking changes in 1 contract(s) against {base}\n"
+
+
+def test_a_folder_that_does_not_exist_exits_2(runner: CliRunner, repo: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+
+    result = runner.invoke(cli, ["breaking", "--project", str(repo), "--against", str(missing)])
+
+    assert result.exit_code == 2
+    assert result.stderr == f"toolproof: unknown git ref '{missing}' (and no folder of that name)\n"
 
 
 def test_contracts_at_the_ref_that_do_not_parse_exit_2(runner: CliRunner, tmp_path: Path) -> None:

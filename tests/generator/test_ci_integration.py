@@ -22,6 +22,8 @@ from typing import Any, Final
 import pytest
 import yaml
 
+from toolproof import __version__
+
 REPO: Final = Path(__file__).resolve().parents[2]
 TIMEOUT: Final = 180.0
 BASE: Final = "main"
@@ -142,6 +144,22 @@ def test_the_workflow_is_reusable_with_its_three_inputs_and_full_history() -> No
     checkout = job["steps"][0]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
     assert any("pip install toolproof" in step.get("run", "") for step in job["steps"])
+
+
+def _install_script() -> str:
+    (job,) = _workflow()["jobs"].values()
+    (script,) = [step["run"] for step in job["steps"] if "pip install" in step.get("run", "")]
+    return str(script)
+
+
+def test_the_workflow_installs_the_project_and_pins_toolproof_to_its_own_release() -> None:
+    """The project's dependencies (its handlers' imports, init's toolproof pin); else this release, never the newest."""
+    script = _install_script()
+    pins = re.findall(r"toolproof==(\S+)", script)
+
+    assert "python -m pip install . " in script
+    assert pins == [__version__]
+    assert not re.search(r"pip install[^\n]*\btoolproof(?!==)\b", script), script
 
 
 def _every_step(project: Path) -> list[Step]:

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
+from typing import Final
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
+from toolproof import __version__
 from toolproof.cli import cli
+from toolproof.generator.scaffold import ScaffoldError, init_project
+
+WHEELHOUSE: Final = Path(sys.prefix) / "wheelhouse"
+"""Where the Makefile's set-up puts the wheels a build needs offline (setuptools among them)."""
 
 
 def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -36,6 +45,38 @@ def test_init_writes_the_settings_the_contract_the_handler_and_the_generated_pac
     for path in ("contracts/word_count.yaml", "handlers/word_count.py", "generated/word_count.py", "Makefile"):
         assert (project / path).is_file(), path
     assert (project / "generated" / "tests" / "test_word_count.py").is_file()
+
+
+def test_init_pins_the_toolproof_that_stamped_the_generated_files(project: Path) -> None:
+    settings = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+
+    assert settings["project"]["dependencies"] == [f"toolproof=={__version__}"]
+    assert f"by toolproof {__version__}" in (project / "generated" / "word_count.py").read_text(encoding="utf-8")
+
+
+def test_an_initialised_project_builds_into_a_wheel_of_its_dependencies_alone(project: Path, tmp_path: Path) -> None:
+    """`pip install .` works: no flat-layout discovery of contracts/, generated/ and handlers/, the pin as metadata."""
+    if not any(WHEELHOUSE.glob("setuptools-*.whl")):
+        pytest.fail(f"no setuptools wheel in {WHEELHOUSE} to build offline with; `make gen` fetches it", pytrace=False)
+    source = Path(shutil.copytree(project, tmp_path / "my-tools"))  # a build writes build/ and *.egg-info/
+    offline = ["--quiet", "--no-deps", "--no-index", "--find-links", str(WHEELHOUSE)]
+
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", *offline, "--wheel-dir", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read("my_tools-0.1.0.dist-info/METADATA").decode("utf-8")
+    assert all(name.startswith("my_tools-0.1.0.dist-info/") for name in names), names
+    assert f"Requires-Dist: toolproof=={__version__}\n" in metadata
+    assert {"build/", "*.egg-info/"} <= set((project / ".gitignore").read_text(encoding="utf-8").splitlines())
 
 
 def test_an_initialised_project_passes_its_own_checks(project: Path) -> None:
@@ -65,7 +106,9 @@ def test_init_refuses_to_overwrite_a_project(project: Path) -> None:
     result = CliRunner().invoke(cli, ["init", str(project)])
 
     assert result.exit_code == 2
-    assert "exist(s) already; nothing was written" in result.stderr
+    assert "pyproject.toml exists already; nothing was written: this folder is a toolproof project already" in (
+        result.stderr
+    )
 
 
 def test_a_new_tool_fails_its_generated_tests_until_its_handler_is_written(tmp_path: Path) -> None:
@@ -155,3 +198,20 @@ def test_scaffolded_refusals_are_403_as_fuzzers_expect_of_schema_valid_requests(
     for contract in (project / "contracts").glob("*.yaml"):
         errors = yaml.safe_load(contract.read_text(encoding="utf-8"))["errors"]
         assert errors and {entry.get("status") for entry in errors.values()} == {403}, contract.name
+
+
+def test_init_in_a_python_project_says_how_to_make_it_a_toolproof_one(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "shop"\n', encoding="utf-8")
+
+    with pytest.raises(ScaffoldError) as refused:
+        init_project(tmp_path)
+
+    assert "add an empty [tool.toolproof] table to its pyproject.toml" in str(refused.value)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]  # nothing written
+
+
+def test_init_in_a_toolproof_project_points_to_new(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.toolproof]\n", encoding="utf-8")
+
+    with pytest.raises(ScaffoldError, match="a toolproof project already; `toolproof new TOOL` adds a tool"):
+        init_project(tmp_path)
