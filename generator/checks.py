@@ -34,7 +34,7 @@ from toolproof.runtime.nulls import NullPlan, drop_absent_nulls, plan_for
 from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError
 from toolproof.runtime.validation import SchemaValidator, describe
 
-__all__ = ["check_source", "check_together", "meta_schema"]
+__all__ = ["check_source", "check_together", "meta_schema", "module_clash"]
 
 _ERROR_RENDER_FIELDS = frozenset({"message", "code", "hint", WHOLE})
 
@@ -219,7 +219,29 @@ class _Checker:
             lambda name: name in _ERROR_RENDER_FIELDS,
             "must be one of {message}, {code}, {hint}, {$}",
         )
+        if error_ok and "error" in render:
+            self._hints(render["error"])
         return result_ok and error_ok and self._error_output()
+
+    def _hints(self, render_error: str) -> None:
+        """A catalogue error without a hint, when ``render.error`` names ``{hint}``: its text would hold an empty one.
+
+        The runtime renders a missing hint as an empty string, so ``"{message} ({hint})"``
+        ends that error's text in ``()``. Standard errors all have hints.
+        """
+        template = _template(render_error)
+        if "hint" not in template.fields or not _ERROR_RENDER_FIELDS.issuperset(template.fields):
+            return  # another placeholder is an error of its own (unknown-placeholder)
+        for code, entry in self.data["errors"].items():
+            if entry.get("hint"):
+                continue
+            values = {"code": code, "message": entry["message"], "hint": ""}
+            shown = repr(template.render(values, {"code": code, "message": entry["message"]}))[1:-1]
+            message = (
+                f"error '{code}' has no hint, but render.error names {{hint}}: its text would read '{shown}';"
+                " give the error a hint (a retry that can work, or not to retry)"
+            )
+            self.add(("errors", code), "missing-hint", message, key=True)
 
     def _error_output(self) -> bool:
         """Each template of ``render.error_output`` parses and names a value some error can have."""
@@ -455,13 +477,42 @@ def check_source(source: Source) -> list[Problem]:
     return _Checker(source).run()
 
 
+def module_clash(name: str, others: Mapping[str, str]) -> str | None:
+    """Why gen cannot write tool ``name`` beside other tools, or None when it can.
+
+    A tool's module may not be a name the generated package keeps for itself
+    (``naming.PACKAGE_ENTRIES``), and no file gen writes for it (``naming.tool_files``)
+    may be one it writes for another tool: ``word_count_properties``'s conformance
+    tests would take the place of ``word_count``'s property tests, either way round.
+    ``toolproof new`` asks before it writes; lint reports it as ``module-clash``.
+
+    Args:
+        name: the tool's wire name.
+        others: each file gen writes for the other tools, relative to the generated folder, by how a
+            message names its tool (``tool 'word_count' (contracts/word_count.yaml)``).
+
+    Returns:
+        The reason, a sentence without advice (the caller adds what to do), or None.
+    """
+    module = module_name(name)
+    if module in PACKAGE_ENTRIES:
+        return (
+            f"tool '{name}' maps to module '{module}', a name the generated package keeps for itself"
+            f" ({', '.join(sorted(PACKAGE_ENTRIES))})"
+        )
+    shared = next((path for path in tool_files(module).values() if path in others), None)
+    if shared is None:
+        return None
+    return f"tool '{name}' and {others[shared]} would both generate {shared} in the generated folder"
+
+
 def check_together(sources: Iterable[Source]) -> list[Problem]:
     """Problems across contracts: duplicate tool names, module names, and generated files two tools share."""
     problems: list[Problem] = []
     names: dict[str, Source] = {}
     modules: dict[str, Source] = {}
-    files: dict[str, tuple[str, Source]] = {}
-    """Each file gen writes for the tools met so far (``naming.tool_files``), and its tool."""
+    files: dict[str, str] = {}
+    """Each file gen writes for the tools met so far (``naming.tool_files``), by how a message names its tool."""
     for source in sources:
         data = source.data
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
@@ -476,26 +527,16 @@ def check_together(sources: Iterable[Source]) -> list[Problem]:
         else:
             names[name] = source
             module = module_name(name)
-            if module in PACKAGE_ENTRIES:
-                message = (
-                    f"tool '{name}' maps to module '{module}', a name the generated package keeps for itself"
-                    f" ({', '.join(sorted(PACKAGE_ENTRIES))}); rename the tool"
-                )
-                problems.append(source.problem(("name",), "module-clash", message))
-            elif module in modules:
+            if module in modules and module not in PACKAGE_ENTRIES:
                 other = modules[module]
                 problems.append(
                     source.problem(
                         ("name",), "module-clash", f"tool '{name}' maps to module '{module}' as does {other.path}"
                     )
                 )
-            elif shared := [path for path in tool_files(module).values() if path in files]:
-                other_name, other = files[shared[0]]
-                message = (
-                    f"tool '{name}' and tool '{other_name}' ({other.path}) would both generate"
-                    f" {shared[0]} in the generated folder; rename one"
-                )
-                problems.append(source.problem(("name",), "module-clash", message))
+            elif (clash := module_clash(name, files)) is not None:
+                advice = "rename the tool" if module in PACKAGE_ENTRIES else "rename one"
+                problems.append(source.problem(("name",), "module-clash", f"{clash}; {advice}"))
             modules[module] = source
-            files |= dict.fromkeys(tool_files(module).values(), (name, source))
+            files |= dict.fromkeys(tool_files(module).values(), f"tool '{name}' ({source.path})")
     return problems

@@ -36,14 +36,34 @@ _STRICT_EXPORT = click.option(
 )
 
 
+_OWN_PROJECT = click.option(
+    "--project",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The project to write into (a folder with [tool.toolproof] in pyproject.toml, or toolproof.toml); "
+    "default: the nearest one above the current folder (or $TOOLPROOF_PROJECT). Outside any project the "
+    "command stops: create one with `toolproof init`.",
+)
+"""``--project`` of the commands that write into a project (gen, new): unlike reading ones, they never fall back
+on the built-in tools (``_own_project``)."""
+
+
 _IN_THE_WAY = "files toolproof did not write stand where gen writes, and gen overwrites only its own"
 
 
-def _load(config: ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
-    """The project's contracts, checked; every problem printed as text, exit 1 when one is an error."""
+def _load(
+    config: ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, handlers: bool = False
+) -> Project:
+    """The project's contracts, checked; every problem printed as text, exit 1 when one is an error.
+
+    ``handlers`` also checks the handlers package as serve will (``_handler_problems``): for the commands
+    that generate, whose tests would all fail on a project serve refuses.
+    """
     from toolproof.generator.project import load_project
 
     loaded = load_project(config, strict_export=strict_export, show_losses=show_losses)
+    if handlers:
+        _check_handlers(loaded)
     for problem in loaded.problems:
         click.echo(str(problem), err=True)
     if not loaded.ok:
@@ -51,6 +71,67 @@ def _load(config: ProjectConfig, *, strict_export: bool = False, show_losses: bo
         click.echo(f"{errors} error(s) in contracts; nothing generated", err=True)
         sys.exit(1)
     return loaded
+
+
+def _handlers_folder(config: ProjectConfig) -> Path | None:
+    """The folder of the project's handlers package, found without importing it; None when it has none.
+
+    Where the runtime imports it from: the first source root holding it (they lead the import path), else,
+    for a package inside one already imported (``toolproof.handlers``), its parent's folder. No code of the
+    project runs: lint must be safe on a pull request, and in one process a package imported earlier under
+    the same name (another project's ``handlers``) would stand in for this one's.
+    """
+    import importlib.util
+
+    parts = config.handlers.split(".")
+    for root in config.source_roots:
+        folder = root.joinpath(*parts)
+        if folder.is_dir():
+            return folder
+    parent = config.handlers.rpartition(".")[0]
+    if not parent or parent not in sys.modules:
+        return None
+    try:
+        spec = importlib.util.find_spec(config.handlers)
+    except (ImportError, ValueError):
+        return None
+    locations = spec.submodule_search_locations if spec is not None else None
+    return Path(locations[0]) if locations else None
+
+
+def _handler_problems(loaded: Project) -> list[Problem]:
+    """``orphan-handler``: each public module of the handlers package that serves none of the project's contracts.
+
+    The runtime's rule (``registry.stray_handler_modules``, which serve applies at start-up and refuses the
+    project on), judged on the package's folder. Only once every contract file loads, since the handler of
+    one that does not would look like an orphan.
+    """
+    from toolproof.generator.problems import rule
+    from toolproof.runtime.registry import stray_handler_modules
+
+    config = loaded.config
+    files = [*config.contracts.glob("*.yaml"), *config.contracts.glob("*.yml")]
+    if {config.relative(path) for path in files} - {contract.source for contract in loaded.contracts}:
+        return []
+    folder = _handlers_folder(config)
+    if folder is None:
+        return []
+    handlers = (contract.handler for contract in loaded.contracts)
+    problems: list[Problem] = []
+    for module in stray_handler_modules(handlers, config.handlers, [str(folder)]):
+        name = module.rpartition(".")[2]
+        where = folder / name if (folder / name).is_dir() else min(folder.glob(f"{name}.*"), default=folder)
+        message = f"handler module {module} serves no contract; remove it or add a contract (serve refuses it)"
+        problems.append(rule("orphan-handler").at(config.relative(where), 1, 1, message))
+    return problems
+
+
+def _check_handlers(loaded: Project) -> None:
+    """Add ``_handler_problems`` to the project's problems, in their order."""
+    found = _handler_problems(loaded)
+    if found:
+        loaded.problems.extend(found)
+        loaded.problems.sort()
 
 
 def _own_project(project: Path | None, command: str) -> ProjectConfig:
@@ -116,7 +197,7 @@ def _one_gen_at_a_time(config: ProjectConfig, *, shared: bool = False) -> Iterat
 @click.command()
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or orphaned file.")
 @_STRICT_EXPORT
-@project_option
+@_OWN_PROJECT
 def gen(check: bool, strict_export: bool, project: Path | None) -> None:
     """Generate stubs, tool definitions and conformance tests from the project's contracts."""
     config = _own_project(project, "gen")
@@ -125,7 +206,7 @@ def gen(check: bool, strict_export: bool, project: Path | None) -> None:
 
 
 def _gen(config: ProjectConfig, *, check: bool, strict_export: bool) -> None:
-    loaded = _load(config, strict_export=strict_export)
+    loaded = _load(config, strict_export=strict_export, handlers=True)
     folder = loaded.layout.folder
     if check:
         drift = loaded.drift()
@@ -189,7 +270,10 @@ def _write(loaded: Project, config: ProjectConfig) -> list[str]:
 @_STRICT_EXPORT
 @project_option
 def lint(fmt: str, against: str | None, strict_export: bool, project: Path | None) -> None:
-    """Check the contracts; report every problem, and every export loss not accepted, with its rule.
+    """Check the contracts and the handlers package; report each problem, and each export loss not accepted.
+
+    Every problem names its rule. The checks run in stages: a contract's later
+    stages run once its earlier ones pass (contracts/README.md, "Lint").
 
     Text lines read `file:line:col: level [RULE-ID] message`. The project's
     `[tool.toolproof.lint] strict-export = true` is the same as --strict-export.
@@ -203,6 +287,7 @@ def lint(fmt: str, against: str | None, strict_export: bool, project: Path | Non
     config = project_or_exit(project)
     strict_export = strict_export or config.lint.get("strict-export") is True
     loaded = load_project(config, strict_export=strict_export, show_losses=True)
+    _check_handlers(loaded)
     if against is not None and loaded.ok:
         loaded.problems.extend(_version_problems(config, loaded, against))
         loaded.problems.sort()
@@ -305,7 +390,7 @@ def export(
 
 def _generate(config: ProjectConfig) -> None:
     with _one_gen_at_a_time(config):
-        loaded = _load(config)
+        loaded = _load(config, handlers=True)
         changes = _write(loaded, config)
     click.echo(f"generated {loaded.layout.folder}/: {len(changes)} file(s), {len(loaded.contracts)} contract(s)")
 
@@ -332,24 +417,47 @@ def init(folder: Path) -> None:
     click.echo(f"project ready in {config.root}: next, `toolproof new TOOL` or `make test`")
 
 
-def _refuse_builtin_name(config: ProjectConfig, tool: str) -> None:
-    """A new tool may not take the name of a built-in tool the project includes."""
+def _refuse_clash(config: ProjectConfig, tool: str) -> None:
+    """Refuse, before anything is written, a name gen would refuse beside the project's tools.
+
+    The name of a built-in tool the project includes, and what lint reports as
+    ``module-clash`` (``checks.module_clash``): a module name the generated package
+    keeps, or a generated file another tool's stands at. The project's tools are
+    read from its contracts folder by file name, which is each tool's module (TP102);
+    a file named after the new tool's module is left to ``new_tool``, which refuses it.
+
+    Raises:
+        click.UsageError: naming the clash.
+    """
+    from toolproof.generator.checks import module_clash
+    from toolproof.generator.naming import module_name, tool_files
     from toolproof.runtime.errors import RegistryError
     from toolproof.runtime.toolbox import included_builtin_specs
 
     try:
         builtin = {spec.name: spec for spec in included_builtin_specs(config)}
     except RegistryError:
-        return  # a wrong include is reported by gen, with its file
+        builtin = {}  # a wrong include is reported by gen, with its file
     if tool in builtin:
         sets = ", ".join(builtin[tool].toolsets)
         message = f"'{tool}' is the built-in tool of set {sets}, which the project includes; pick another name"
         raise click.UsageError(message)
+    others: dict[str, str] = {}
+    for spec in builtin.values():
+        label = f"the built-in tool '{spec.name}', which the project includes,"
+        others |= dict.fromkeys(tool_files(spec.module, builtin=True).values(), label)
+    contracts = sorted(config.contracts.glob("*.yaml")) + sorted(config.contracts.glob("*.yml"))
+    for path in contracts:
+        if path.stem != module_name(tool):
+            others |= dict.fromkeys(tool_files(path.stem).values(), f"the tool of {config.relative(path)}")
+    clash = module_clash(tool, others)
+    if clash is not None:
+        raise click.UsageError(f"{clash}; pick another name (nothing was written)")
 
 
 @click.command()
 @click.argument("tool")
-@project_option
+@_OWN_PROJECT
 def new(tool: str, project: Path | None) -> None:
     """Add a contract for TOOL and a handler skeleton, then generate.
 
@@ -358,7 +466,7 @@ def new(tool: str, project: Path | None) -> None:
     from toolproof.generator.scaffold import ScaffoldError, new_tool
 
     config = _own_project(project, "new")
-    _refuse_builtin_name(config, tool)
+    _refuse_clash(config, tool)
     handlers = config.source_roots[0] if config.source_roots else config.root
     try:
         written = new_tool(tool, config.contracts, handlers.joinpath(*config.handlers.split(".")), config.package)

@@ -203,7 +203,7 @@ def accepted_losses(
                 )
                 continue
             if loss.tool != "*" and loss.tool not in tools:
-                message = f"accept-losses.{provider}: '{entry}' names no tool of the project ('{loss.tool}')"
+                message = f"accept-losses.{provider}: '{entry}' names no tool the project serves ('{loss.tool}')"
                 problems.append(bad.at(*settings_mark(config, provider, entry), message))
                 continue
             accepted.append(loss)

@@ -92,6 +92,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP109", "skill-gate", _E, "The skill gate names fields or codes the contract lacks."),
         Rule("TP110", "dynamic-enum", _E, "A dynamic enum names a field that cannot take one."),
         Rule("TP111", "error-output", _E, "render.error_output names a value no error has, or no such object."),
+        Rule("TP112", "missing-hint", _W, "render.error names {hint}, but a catalogue error has no hint."),
         # 2: the JSON Schemas (input, output, error params)
         Rule("TP201", "unknown-keyword", _E, "A key that is no JSON Schema 2020-12 keyword (ajv strictSchema)."),
         Rule("TP202", "null-in-schema", _E, "A schema key without a value: a YAML flow mapping cut by a comma."),
@@ -125,6 +126,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP405", "accept-losses", _E, "An accept-losses entry in the settings is malformed."),
         Rule("TP406", "unused-accepted-loss", _W, "An accept-losses entry that matches no loss of its provider."),
         Rule("TP407", "version-not-bumped", _E, "With --against: a change that breaks callers kept the major version."),
+        Rule("TP408", "orphan-handler", _E, "A module of the handlers package serves no contract; serve refuses it."),
     )
 }
 # fmt: on

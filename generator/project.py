@@ -134,7 +134,7 @@ def builtin_skill_names() -> list[str]:
 
 
 def _acceptance(project: Project) -> tuple[list[AcceptedLoss], list[Problem]]:
-    tools = {c.name for c in project.contracts}
+    tools = {c.name for c in project.served}  # its own and the included built-in ones: their losses are exported too
     return accepted_losses(project.config, tools, DEFINITION_FORMATS)
 
 
@@ -168,12 +168,12 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
     level = Level.ERROR if strict_export else Level.NOTE
     used: set[AcceptedLoss] = set()
     for loss in losses_of(exports):
-        contract = by_name.get(loss.tool)
-        if contract is None:  # a built-in contract's losses are toolproof's to report, not the project's
-            continue
         accepting = next((a for a in accepted if a.matches(loss)), None)
         if accepting is not None:
             used.add(accepting)
+            continue
+        contract = by_name.get(loss.tool)
+        if contract is None:  # an included built-in tool's loss, not accepted: toolproof's to report, not the project's
             continue
         if strict_export or show_losses:
             result = loss.schema == "result"  # a dropped content block: where the contract declares it

@@ -15,7 +15,7 @@ from toolproof.runtime.nulls import NullPlan, plan_for
 from toolproof.runtime.spec import ToolSpec
 from toolproof.runtime.validation import SchemaValidator
 
-__all__ = ["BoundTool", "Handler", "bind", "default_handler_ref"]
+__all__ = ["BoundTool", "Handler", "bind", "default_handler_ref", "stray_handler_modules"]
 
 Handler = Callable[[Any, ToolContext], Any]
 
@@ -60,16 +60,26 @@ def _resolve(ref: str) -> Handler:
     return handler  # type: ignore[no-any-return]
 
 
-def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:
+def stray_handler_modules(handlers: Iterable[str], package: str, folders: Iterable[str]) -> list[str]:
+    """The public modules of ``package`` (found in ``folders``) that none of ``handlers`` is in, sorted.
+
+    The rule serve applies at start-up (``bind``) and lint applies to the folder on disk, without
+    importing the project's code: a module whose name does not start with ``_``, as ``pkgutil`` lists
+    it, that no ``module:function`` in ``handlers`` names.
+    """
     import pkgutil  # here: a one-shot call binds its one tool without looking for strays
 
+    claimed = {handler.partition(":")[0] for handler in handlers}
+    found = [f"{package}.{info.name}" for info in pkgutil.iter_modules(list(folders)) if not info.name.startswith("_")]
+    return sorted(name for name in found if name not in claimed)
+
+
+def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:
     try:
         pkg = importlib.import_module(package)
     except ModuleNotFoundError:
         return []
-    claimed = {spec.handler.partition(":")[0] for spec in specs}
-    found = [f"{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__) if not info.name.startswith("_")]
-    return sorted(name for name in found if name not in claimed)
+    return stray_handler_modules((spec.handler for spec in specs), package, pkg.__path__)
 
 
 def bind(

@@ -85,6 +85,18 @@ def _path(error: ValidationError) -> str:
     return str(error.json_path)
 
 
+def _missing(error: ValidationError, required: Any, instance: Mapping[str, Any]) -> str:
+    """The property a ``required`` error is about.
+
+    python-jsonschema yields one error per missing property, each saying which
+    in its message only (``'name' is a required property``), so the message is
+    matched against each missing name; ``?`` when none is missing.
+    """
+    missing = [name for name in required if name not in instance]
+    named = (name for name in missing if error.message == f"{name!r} is a required property")
+    return next(named, missing[0] if missing else "?")
+
+
 def describe(error: ValidationError) -> str:
     """One line naming where and what: ``$.limit: must be at most 2000 (got 5000)``."""
     keyword = error.validator
@@ -92,9 +104,7 @@ def describe(error: ValidationError) -> str:
     instance = error.instance
     path = _path(error)
     if keyword == "required" and isinstance(instance, Mapping):
-        missing = [name for name in value if name not in instance]
-        name = missing[0] if missing else "?"
-        return f"{path}.{name}: required property is missing"
+        return f"{path}.{_missing(error, value, instance)}: required property is missing"
     if keyword == "additionalProperties" and isinstance(instance, Mapping):
         allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
         extra = [name for name in instance if name not in allowed]

@@ -250,7 +250,8 @@ def test_malformed_accepted_losses_are_errors_where_they_are_written(runner: Cli
         "(SCHEMA: input, output or result), such as 'read_file:input/properties/path:minLength'",
         "pyproject.toml:9:40: error [TP405] accept-losses.gemini: 'echo:inputs': the pointer after 'input' must start "
         "with '/' (got 's')",
-        "pyproject.toml:9:55: error [TP405] accept-losses.gemini: 'ohce:output' names no tool of the project ('ohce')",
+        "pyproject.toml:9:55: error [TP405] accept-losses.gemini: 'ohce:output' names no tool the project serves "
+        "('ohce')",
         "pyproject.toml:9:70: error [TP405] accept-losses.gemini: 'echo:output/x:': a ':' after the pointer must be "
         "followed by a keyword",
         "5 error(s), 0 warning(s) in contracts",
@@ -272,3 +273,18 @@ def test_unaccepted_losses_keeps_only_what_the_losses_own_provider_does_not_acce
     word = Loss("openai", "echo", "input", ("properties", "word"), "minLength", "moved to description", "strict")
 
     assert unaccepted_losses(project, [openai, gemini, word]) == [gemini, word]
+
+
+def test_an_included_built_in_tools_loss_can_be_accepted_like_the_projects_own(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    settings = (
+        '[tool.toolproof]\ninclude = ["gateway"]\n\n[tool.toolproof.export]\n'
+        'accept-losses.openai = ["read_file:input/properties/path:minLength"]\n'
+    )
+    root = _project(tmp_path, settings=settings)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert "TP405" not in result.stderr and "TP406" not in result.stderr  # named, used: not unknown, not unused

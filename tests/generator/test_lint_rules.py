@@ -106,6 +106,15 @@ CASES: dict[str, Case] = {
         {"echo.yaml": _echo(extra="dynamic_enums: {volume: skills}\n")},
         "contracts/echo.yaml:18:17: error [TP110] 'volume' must be a string input field",
     ),
+    "TP112": Case(
+        {
+            "echo.yaml": _echo(extra='render: {error: "{message} ({hint})"}\n').replace(
+                "errors: {}", "errors:\n  too_loud: {message: too loud}"
+            )
+        },
+        "contracts/echo.yaml:14:3: warning [TP112] error 'too_loud' has no hint, but render.error names {hint}: its"
+        " text would read 'too loud ()'; give the error a hint (a retry that can work, or not to retry)",
+    ),
     "TP303": Case(
         {"echo.yaml": _echo().replace("    input: {word: hi}", "    skill_token: valid\n    input: {word: hi}")},
         "contracts/echo.yaml:16:5: error [TP303] skill_token needs a skill_gate in the contract",
@@ -161,7 +170,10 @@ def _problems(root: Path) -> list[str]:
     return [str(p) for p in load_project(root, show_losses=True).problems]
 
 
-ELSEWHERE = {"TP407": "tests/generator/test_lint_against.py: it needs a git history to compare with"}
+ELSEWHERE = {
+    "TP407": "tests/generator/test_lint_against.py: it needs a git history to compare with",
+    "TP408": "tests/generator/test_lint_handlers.py: it needs a handlers package, which the CLI checks",
+}
 """Rules whose cases need more than a contracts folder, and the test that holds them."""
 
 
