@@ -369,8 +369,13 @@ def export(
     unknown = set(tools) - {c.name for c in served}
     if unknown:
         raise click.UsageError(f"unknown tool(s): {', '.join(sorted(unknown))}")
-    if not chosen:
-        raise click.UsageError("no tool matches the selection")
+    known = sorted({name for c in served for name in c.toolsets})
+    if toolset is not None and toolset not in known:
+        sets = f"its tool sets are {', '.join(known)}" if known else "it declares none (a contract's `toolsets`)"
+        raise click.UsageError(f"no tool is in tool set '{toolset}'; {sets}")
+    if not chosen:  # tools named, none of them in the tool set; or a project with no tool at all
+        among = f"no tool of tool set '{toolset}' is among {', '.join(tools)}" if tools else "the project has no tool"
+        raise click.UsageError(among)
     enums = loaded.enum_sources()
     if skills:
         enums, problems = host_enums(enums, skills)

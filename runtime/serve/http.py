@@ -167,6 +167,11 @@ class HttpApp:
                 return
             await _raw(send, 200, self._document)
             return
+        if path.startswith(_PREFIX):  # a tool not served: the catalogued unknown_tool, as MCP and the CLI say
+            unknown = self.runtime.call(path[len(_PREFIX) :], None).error
+            assert unknown is not None
+            await _json(send, 404, unknown.to_dict())
+            return
         await _json(send, 404, {"code": "not_found", "message": f"no route {path}"})
 
     async def _call(self, scope: Scope, receive: Receive, send: Send, name: str) -> None:

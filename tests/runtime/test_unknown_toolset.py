@@ -47,3 +47,13 @@ def test_each_command_says_the_tool_set_is_unknown_and_names_the_known_ones(
     assert result.exit_code == 1, result.output
     assert f"no tool is in tool set 'nosuch'; {KNOWN}" in result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_export_says_the_tool_set_is_unknown_and_names_the_known_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["export", "--format", "openai", "--toolset", "nosuch"])
+
+    assert result.exit_code == 2
+    assert f"no tool is in tool set 'nosuch'; {KNOWN}" in result.stderr
