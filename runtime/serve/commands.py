@@ -58,7 +58,7 @@ __all__ = ["serve", "serve_worker", "skills", "toolsets"]
     help="First print the agent-identity guideline that tells the model to call read_skill, and a blank line.",
 )
 def skills(skills: tuple[str, ...], budget: int, fmt: str, identity: bool) -> None:
-    """Print the skills section for a system prompt; problems go to stderr, one warning line each.
+    """Print the skills section for a system prompt; problems with --skills folders go to stderr, a line each.
 
     With --identity, the guideline read_skill's document adds to the agent's
     identity comes first, so a host can place both.
@@ -71,7 +71,7 @@ def skills(skills: tuple[str, ...], budget: int, fmt: str, identity: bool) -> No
     if identity:
         click.echo(catalog.identity() + "\n")
     click.echo(summary.text, nl=False)
-    for line in catalog.problems():
+    for line in catalog.problems(builtin=False):  # the built-in skills' names are their seed's (data_analysis)
         click.echo(f"warning: {line}", err=True)
     if summary.omitted:
         left_out = ", ".join(printable(name) for name in summary.omitted)

@@ -37,7 +37,10 @@ def host_options(fn: F) -> F:
             help="A folder the file tools may read (repeatable).",
         ),
         click.option(
-            "--skills", multiple=True, type=click.Path(exists=True, file_okay=False), help="A folder of skills."
+            "--skills",
+            multiple=True,
+            type=click.Path(exists=True, file_okay=False),
+            help="A folder of skills (repeatable: of two skills with one name, the first folder's is served).",
         ),
         click.option("--toolset", default=None, help="Serve only the tools of this tool set."),
     ]
