@@ -137,6 +137,7 @@ def json_value(data: str | bytes) -> Any:
         pass
     except _Beyond as exc:  # a number beyond the bounds: read again, with an Unreadable for each
         if len(data) > _SLOW_READ_LIMIT:  # or, in a long text, name the first and read no further
+            _refuse_if_surely_not_json(data)
             what = f"{exc} (in a text over {_SLOW_READ_LIMIT} bytes, read no further)"
             raise JsonBeyondLimits(f"$: {what}", Unreadable(what)) from None
         try:
@@ -146,11 +147,51 @@ def json_value(data: str | bytes) -> Any:
         else:
             raise JsonBeyondLimits(_first_mark(value), value)
     if len(data) > _SLOW_READ_LIMIT:  # ~2 s a MiB: a long text that deep is refused whole, by what it is
+        _refuse_if_surely_not_json(data)
         raise JsonBeyondLimits(f"$: {_TOO_DEEP_TO_READ}", Unreadable(_TOO_DEEP_TO_READ))
     value, problem = _read_bounded(data)  # nested deeper than the standard library reads
     if problem is not None:
         raise JsonBeyondLimits(problem, value)
     return value  # within MAX_JSON_DEPTH after all
+
+
+_EDGES: Final = b" \t\n\r\xef\xbb\xbf"
+"""What may stand before or after a JSON text's value: JSON's whitespace, and a byte order mark before it."""
+
+
+def _surely_not_json(data: str | bytes) -> bool:
+    """Whether ``data`` is certainly not JSON: a string left open, or brackets that do not pair up.
+
+    Never true for JSON: with its escaped backslashes and quotes dropped, its
+    quotes come in pairs; with its strings dropped too, what is left is
+    structure, whose brackets of each kind are as many open as closed, and
+    whose last character closes the first. Some texts that are not JSON pass.
+    Linear, in C (replacing, splitting, counting): it runs only on long texts
+    the reader gives up on.
+    """
+    text = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    # Pairs of backslashes first, as a reader takes them: no backslash stands outside a string in JSON.
+    parts = text.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')
+    if len(parts) % 2 == 0:  # an odd number of quotes: a string is left open
+        return True
+    bare = b"".join(parts[::2]).strip(_EDGES)  # what stands between the strings
+    del parts
+    for opening, closing in ((b"[", b"]"), (b"{", b"}")):
+        if bare.count(opening) != bare.count(closing):
+            return True
+        if bare.startswith(opening) and not bare.endswith(closing):
+            return True
+    return False
+
+
+def _refuse_if_surely_not_json(data: str | bytes) -> None:
+    """Raise ValueError when a long text the reader gives up on is not JSON at all (truncated, unclosed).
+
+    Else it would be refused as JSON holding too much, which sends a client
+    looking for a bound when its text is simply cut short.
+    """
+    if _surely_not_json(data):
+        raise ValueError("not JSON: its strings or brackets do not close")
 
 
 _scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = json.decoder.scanstring  # type: ignore[attr-defined]

@@ -10,10 +10,14 @@ from typing import Any
 
 def post_json(app: Any, path: str, body: Any, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
     """POST ``body`` as JSON to ``app`` at ``path``; the status and the parsed answer."""
+    return post_bytes(app, path, json.dumps(body).encode("utf-8"), headers)
+
+
+def post_bytes(app: Any, path: str, payload: bytes, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
+    """POST ``payload`` as it is, labelled JSON, to ``app`` at ``path``; the status and the parsed answer."""
 
     async def run() -> tuple[int, Any]:
         sent: list[dict[str, Any]] = []
-        payload = json.dumps(body).encode("utf-8")
         extra = [(k.lower().encode("ascii"), v.encode("ascii")) for k, v in (headers or {}).items()]
         scope = {
             "type": "http",

@@ -60,8 +60,15 @@ digits (``result.MAX_INT_DIGITS``) stay exact both ways (the standard library
 reads and writes those orjson cannot). A line of valid JSON holding what no
 reader here holds (a longer integer, ``1e400``, nesting deeper than 1024) is
 still answered by its own id (``decode_message``): in a tool's arguments it is
-the tool's ``invalid_arguments`` naming where. No answer can stop the loop: one
-that cannot be encoded is replaced by a JSON-RPC internal error for its id.
+the tool's ``invalid_arguments`` naming where; a long line the reader gave up on
+whole that is not JSON at all (truncated, say) is still a parse error. No answer can
+stop the loop: one that cannot be encoded is replaced by a JSON-RPC internal error for its id.
+
+A batch's answers together are bounded as one result is (the runtime's
+``max_result_bytes`` on stdio; what HTTP may have in flight, less, on
+Streamable HTTP): a call whose answer would pass what is left is answered, by
+its id, with the tool's ``response_too_large``, and the answers are never all
+held first.
 """
 
 from __future__ import annotations
@@ -79,10 +86,10 @@ from typing import Any, BinaryIO, ClassVar, Final
 from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import encodable_json, is_encodable, printable
-from toolproof.runtime.result import JsonBeyondLimits, Unreadable, json_bytes, json_value
+from toolproof.runtime.result import JsonBeyondLimits, Unreadable, json_bytes, json_size, json_value
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
 
 __all__ = [
@@ -127,6 +134,14 @@ _LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 _NO_PARAMS: Final[Mapping[str, Any]] = MappingProxyType({})
 _NOT_A_MESSAGE: Final = "Invalid Request: neither a request, a notification nor a response"
 _SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+_TOO_LARGE_IN_BATCH: Final = (
+    "The result is too large to return in this batch: it takes more than the {room} bytes left of the batch's {limit}."
+)
+_TOO_LARGE_IN_BATCH_HINT: Final = (
+    "Send this call alone or in a smaller batch; if it is too large alone too, ask for less: a smaller range or limit."
+)
+_DEFAULT_ERROR_TEXT: Final = "ERROR: {message}"
+"""The text of an error whose tool's ``render.error`` cannot be filled (as the runtime renders one)."""
 _BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
 """Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
 _REMOVED_IN_2026: Final = frozenset({"initialize", "ping", "logging/setLevel"})
@@ -246,6 +261,7 @@ class McpServer:
         self._initialized = False
         self._tools = _listing(runtime, package)
         self._names = {tool["name"] for tool in self._tools}
+        self._specs = {spec.name: spec for spec in runtime.specs}
         self._info = {"name": "toolproof", "version": __version__}
         self._capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
 
@@ -260,6 +276,7 @@ class McpServer:
         modern: bool | None = None,
         notify: Notify | None = None,
         session: str | None = None,
+        limit: int | None = None,
     ) -> dict[str, Any] | None:
         """The response to one decoded JSON-RPC message, or None when none is due, as a transport sees it.
 
@@ -270,6 +287,8 @@ class McpServer:
                 version key in ``_meta`` makes it one, but on ``initialize``).
             notify: takes the notifications the request produces before its answer.
             session: the session tool calls bind to (default: this server's).
+            limit: the most bytes a ``tools/call`` answer may take as JSON (None: the runtime's cap on
+                results only); a larger one is answered with the tool's ``response_too_large`` instead.
         """
         if not isinstance(message, Mapping):
             if isinstance(message, list):
@@ -323,11 +342,23 @@ class McpServer:
         except Exception:  # a bug of ours: answer, log, keep serving
             log_failure(_log, "MCP %s failed", printable(str(method)))
             return _error(request_id, INTERNAL_ERROR, "Internal error")
-        if modern and "result" in answer:
+        if modern:
+            self._complete(answer)
+        if limit is not None and method == "tools/call":
+            bounded, _ = self._bounded(message, answer, limit)
+            if bounded is not answer:
+                _log.warning("an answer of %s passed the limit of %d bytes", printable(str(params.get("name"))), limit)
+                if modern:
+                    self._complete(bounded)
+            return bounded
+        return answer
+
+    def _complete(self, answer: dict[str, Any]) -> None:
+        """Mark a 2026-07-28 result complete and carry the server's info (an error is left as it is)."""
+        if "result" in answer:
             result = answer["result"]
             result["resultType"] = "complete"
             result.setdefault("_meta", {}).setdefault(_SERVER_INFO_META, self._info)
-        return answer
 
     def answer_batch(
         self,
@@ -336,6 +367,7 @@ class McpServer:
         notify: Notify | None = None,
         session: str | None = None,
         stop: Callable[[], bool] | None = None,
+        limit: int | None = None,
     ) -> dict[str, Any] | list[dict[str, Any]] | None:
         """The responses to a JSON-RPC batch (protocol 2025-03-26), in its order; None when none is due.
 
@@ -344,11 +376,22 @@ class McpServer:
         empty batch, or one of more than ``MAX_BATCH`` messages, gets one
         error, not an array (JSON-RPC 2.0). When ``stop`` comes true (the
         client has gone) the messages left are not answered, and nothing is.
+
+        The answers together take at most ``limit`` bytes as JSON (None: no
+        bound but each result's): each is sized as it comes, and a
+        ``tools/call`` whose answer would pass what is left is answered, by its
+        id, with the tool's ``response_too_large`` saying so instead, so the
+        client can send that call alone. Answers past the bound are never all
+        held at once. The other methods' answers are small (their size follows
+        from the request's), and are counted but never refused.
         """
         if not messages or len(messages) > MAX_BATCH:
             why = "an empty batch" if not messages else f"a batch of more than {MAX_BATCH} messages"
             return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
         answers = []
+        used = 0
+        """Bytes of the answers kept so far, as JSON (with a comma each)."""
+        refused = 0
         for message in messages:
             if stop is not None and stop():
                 return None
@@ -362,8 +405,55 @@ class McpServer:
             else:
                 answer = self.answer(message, modern=False, notify=notify, session=session)
             if answer is not None:
+                if limit is not None:
+                    if is_call(message):
+                        bounded, size = self._bounded(message, answer, limit - used, batch=limit)
+                        refused += bounded is not answer
+                        answer = bounded
+                    else:
+                        size = _answer_size(answer, limit)
+                    used += size + 1  # and a comma
                 answers.append(answer)
+        if refused:
+            _log.warning("a batch's answers passed the limit of %d bytes: %d calls answered too large", limit, refused)
         return answers or None
+
+    def _bounded(
+        self, message: Mapping[str, Any], answer: dict[str, Any], room: int, *, batch: int | None = None
+    ) -> tuple[dict[str, Any], int]:
+        """``answer`` to a ``tools/call``, or the tool's ``response_too_large`` when it takes more than ``room`` bytes;
+        and the size of the one returned, as JSON.
+
+        ``batch``: the bound of the whole batch the answer is part of (None for a request alone), for the message.
+        """
+        size = _answer_size(answer, max(room, 0))
+        if size <= room or "result" not in answer:  # a JSON-RPC error is as small as the request allows
+            return answer, size
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, Mapping) else None
+        spec = self._specs.get(name) if isinstance(name, str) else None
+        entry = spec.errors.get(RESPONSE_TOO_LARGE) if spec is not None else None
+        values: dict[str, Any] = {"size": size, "limit": room}
+        if batch is not None:
+            values["limit"] = batch
+            message_text = _TOO_LARGE_IN_BATCH.format(room=max(room, 0), limit=batch)
+            hint: str | None = _TOO_LARGE_IN_BATCH_HINT
+        elif entry is not None:
+            message_text, hint = entry.message.render(values), entry.hint
+        else:
+            standard = STANDARD_ERRORS[RESPONSE_TOO_LARGE]
+            message_text, hint = standard.message.format(**values), standard.hint
+        error: dict[str, Any] = {"code": RESPONSE_TOO_LARGE, "message": message_text}
+        if hint is not None:
+            error["hint"] = hint
+        values.update(code=RESPONSE_TOO_LARGE, message=message_text, hint=hint or "")
+        try:
+            text = spec.render_error.render(values, error) if spec is not None else _DEFAULT_ERROR_TEXT.format(**error)
+        except (KeyError, TypeError, ValueError, RecursionError):  # the tool's template wants a param this has not
+            text = _DEFAULT_ERROR_TEXT.format(**error)
+        content = [{"type": "text", "text": text}]
+        refusal = _result(answer.get("id"), {"content": content, "isError": True, "_meta": {ERROR_META_KEY: error}})
+        return refusal, len(encode_message(refusal)) - 1  # small: as large as its id at most
 
     @property
     def initialized(self) -> bool:
@@ -564,6 +654,16 @@ def _result(request_id: Any, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
+def _answer_size(answer: Mapping[str, Any], limit: int) -> int:
+    """Bytes of ``answer`` as one line of JSON, line end aside; past ``limit``, at least ``limit + 1``.
+
+    Counted without writing it (``json_size``), but for a value that cannot be counted so (an integer
+    beyond 64 bits, nesting past 200), which is written: the runtime has bounded its result already.
+    """
+    size = json_size(answer, limit)
+    return size if size is not None else len(encode_message(answer)) - 1
+
+
 def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
@@ -594,6 +694,11 @@ def decode_message(data: str | bytes) -> Any:
     ``invalid_arguments`` naming where; a request id that is one gets Invalid
     Request; elsewhere it is a value of no type any method accepts. The common
     case costs what ``json_value`` costs; the other is slower, and linear in the text.
+
+    A long text the reader gives up on whole (nested too deeply, or a number
+    beyond the bounds, in a text over 64 KiB) that is not JSON at all (its
+    strings or brackets do not close) is a parse error (-32700), not a message
+    holding too much (-32600): ``json_value`` checks that first.
 
     Raises:
         ValueError: ``data`` is not JSON.
@@ -694,8 +799,8 @@ def serve_stdio(
             slots.release()
 
     def call_batch(line: bytes) -> None:
-        try:
-            send(server.answer_batch(decode_message(line)))  # it parsed on the reading thread
+        try:  # it parsed on the reading thread; its answers together are bounded as one result is
+            send(server.answer_batch(decode_message(line), limit=server.runtime.max_result_bytes))
         finally:
             slots.release()
 
