@@ -40,6 +40,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,35 @@ from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
 
 _log = logging.getLogger("toolproof.http")
+REFUSALS_LOGGED_PER_SECOND: Final = 10
+"""Refusal lines a process logs a second at most: a client sending refused requests as fast as it can (pipelined
+401s ran at ~25,000 a second) must not fill the log; the lines left out are counted in the next one."""
+
+
+class _RefusalLog:
+    """Warnings about refused requests, at most ``REFUSALS_LOGGED_PER_SECOND`` a second, the rest counted.
+
+    Used on the event loop's thread only, so it needs no lock.
+    """
+
+    def __init__(self) -> None:
+        self._second = 0.0
+        self._left = REFUSALS_LOGGED_PER_SECOND
+        self._unlogged = 0
+
+    def warning(self, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self._second >= 1.0:
+            self._second, self._left = now, REFUSALS_LOGGED_PER_SECOND
+        if self._left == 0:
+            self._unlogged += 1
+            return
+        self._left -= 1
+        if self._unlogged:
+            _log.warning("%d more refused request(s) were not logged", self._unlogged)
+            self._unlogged = 0
+        _log.warning(message, *args)
+
 
 HEALTH: Final = "/healthz"
 TOKENS_ENV: Final = "TOOLPROOF_AUTH_TOKENS"
@@ -205,6 +235,7 @@ class ToolproofApp:
         self.mcp = mcp
         self.security = security if security is not None else Security()
         self.limits: HttpLimits = rest.limits
+        self._refusals = _RefusalLog()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -237,15 +268,15 @@ class ToolproofApp:
         """Why the first gates (one of each, host, origin) refuse this request; None when it may pass."""
         repeated = _repeated(scope)
         if repeated is not None:
-            _log.warning("refused a request carrying more than one %s header", repeated)
+            self._refusals.warning("refused a request carrying more than one %s header", repeated)
             return 400, {"code": "bad_request", "message": f"the request carries more than one {repeated} header"}, []
         host = header(scope, "host")
         if not self.security.host_allowed(host):
-            _log.warning("refused a request for host %s", _shown(host))
+            self._refusals.warning("refused a request for host %s", _shown(host))
             return 421, {"code": "misdirected_request", "message": "this server does not answer for that host"}, []
         origin = header(scope, "origin")
         if not self.security.origin_allowed(origin):
-            _log.warning("refused a request from origin %s", _shown(origin))
+            self._refusals.warning("refused a request from origin %s", _shown(origin))
             return 403, {"code": "forbidden", "message": "requests from this origin are not allowed"}, []
         return None
 
@@ -254,7 +285,7 @@ class ToolproofApp:
         authorization = header(scope, "authorization")
         if not self.security.token_allowed(authorization):
             wrong = authorization is not None
-            _log.warning("refused a request with %s bearer token", "a wrong" if wrong else "no")
+            self._refusals.warning("refused a request with %s bearer token", "a wrong" if wrong else "no")
             challenge = 'Bearer realm="toolproof"' + (', error="invalid_token"' if wrong else "")
             payload = {"code": "unauthorized", "message": "a valid bearer token is required"}
             return 401, payload, [(b"www-authenticate", challenge.encode())]

@@ -25,11 +25,24 @@ protocol, extended here, adds what is missing:
   open;
 - a **send timeout**: a client that stops reading a response for
   ``send_timeout`` seconds is dropped, so it cannot hold the response's memory.
+  When a client goes, dropped or not, the request being answered is told so
+  (uvicorn tells only the last one parsed, and the other's next write raised
+  and logged a traceback);
+- a **pipelining bound**: httptools parses all it is handed, and uvicorn
+  queues each request that arrives while another is answered and reads on
+  after every answer, so a client that pipelined without reading had the
+  server queue requests by the million. Here the parser is handed
+  ``_PARSE_BYTES`` at a time (a body of declared length whole), and while a
+  request waits behind the one being answered, the rest waits unparsed and
+  reading stops: a connection holds at most one read unparsed (256 KiB) and
+  the requests one slice holds (64 of the shortest), and a client that reads
+  no answers is soon read no more.
 
 The body timeout and the bounds on calls and bytes in flight are the app's
 (``toolproof.runtime.serve.http``). The protocol leans on attributes of
 uvicorn's ``HttpToolsProtocol`` and its request cycle (``cycle``, ``pipeline``,
-``connections``, ``more_body``, ``response_started``) and on its parser
+``flow``, ``connections``, ``more_body``, ``response_started``,
+``response_complete``, ``disconnected``, ``message_event``) and on its parser
 callbacks; ``tests/runtime/test_http_limits.py`` drives a live server through
 each of these limits. At start, the descriptor limit is raised to
 the hard limit, and ``max_connections`` lowered to what remains once the tool
@@ -63,7 +76,8 @@ from dataclasses import replace
 from typing import Any, ClassVar, Final, Protocol
 
 import orjson
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.flow_control import FlowControl
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from toolproof.launch import ready
 from toolproof.runtime.files.access import MAX_OPEN_DIRS
@@ -86,6 +100,9 @@ MAX_HEAD_BYTES: Final = 16 * 1024
 """The longest request head (request line and headers); a longer one gets 400."""
 _REQUEST_LINE_BYTES: Final = 16
 """What a request line holds besides its target (method, version, spaces, line end), at the least."""
+_PARSE_BYTES: Final = 1024
+"""Bytes handed to the parser at once (and a declared body whole): a request takes 16 at the least, so 64 a slice."""
+_NOTHING: Final = memoryview(b"")
 _SPARE_DESCRIPTORS: Final = 64
 """Descriptors kept for the process itself: the listening socket, the event loop, logs, imports."""
 _MAX_LINGERING: Final = 64
@@ -116,8 +133,20 @@ class _HeadTooLarge(Exception):
     """Raised from a parser callback to stop parsing a head over ``MAX_HEAD_BYTES``."""
 
 
+class _Flow(FlowControl):
+    """uvicorn's flow control, which resumes reading only when the connection may read (``_Guarded._may_read``)."""
+
+    def __init__(self, transport: asyncio.Transport, may_read: Callable[[], bool]) -> None:
+        super().__init__(transport)
+        self._may_read = may_read
+
+    def resume_reading(self) -> None:
+        if self.read_paused and self._may_read():
+            super().resume_reading()
+
+
 class _Guarded(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a head timeout, a head size limit, a connection limit and a send timeout."""
+    """uvicorn's httptools protocol with the limits above: on heads, connections, slow readers and pipelining."""
 
     limits: ClassVar[HttpLimits] = HttpLimits()
     waiting: ClassVar[dict[_Guarded, None]] = {}
@@ -144,12 +173,19 @@ class _Guarded(HttpToolsProtocol):
         self._stall_timer: asyncio.TimerHandle | None = None
         self._last_word: Callable[[], None] | None = None
         """What refuses a bad head once the requests in hand before it are answered (it stops reading meanwhile)."""
+        self._unparsed = _NOTHING
+        """What was read and not yet parsed, held while a request waits behind the one being answered."""
+        self._body_left = 0
+        """Bytes of the current request's body yet to be parsed, as its ``Content-Length`` declares them."""
+        self._answering: RequestResponseCycle | None = None
+        """The request being answered (uvicorn's ``cycle`` is the last one parsed, which may wait behind it)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if len(self.connections) >= self.limits.max_connections and not self._evict_one():
             self._refuse(transport)  # type: ignore[arg-type]
             return
         super().connection_made(transport)  # type: ignore[arg-type]
+        self.flow = _Flow(self.transport, self._may_read)
         self._start_head_timer()
 
     def _refuse(self, transport: asyncio.Transport) -> None:
@@ -178,6 +214,12 @@ class _Guarded(HttpToolsProtocol):
         self._stop_head_timer()
         if self._stall_timer is not None:
             self._stall_timer.cancel()
+        answering = self._answering
+        if answering is not None and not answering.response_complete:  # its next write would raise: it stops
+            answering.disconnected = True
+            answering.message_event.set()
+        self.pipeline.clear()
+        self._unparsed = _NOTHING
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -186,9 +228,42 @@ class _Guarded(HttpToolsProtocol):
         if self._refusing():  # what follows a bad head is dropped; finishing an answer resumed reading
             self.transport.pause_reading()
             return
+        if self._unparsed or self.pipeline or len(data) > _PARSE_BYTES:
+            self._unparsed = memoryview(bytes(self._unparsed) + data if self._unparsed else data)
+            self._parse()
+        else:  # no more than a slice: parsed at once
+            self._parse_piece(data)
+
+    def _parse(self) -> None:
+        """Hand what was read to the parser a slice at a time, while no request waits behind the one being answered.
+
+        What is left waits, and reading stops, until the requests in hand are
+        answered (``on_response_complete``); what follows a bad head is dropped.
+        """
+        while self._unparsed and not self._holding():
+            size = max(self._body_left, 0) + _PARSE_BYTES  # a declared body cannot hold a request: it goes whole
+            piece, self._unparsed = self._unparsed[:size], self._unparsed[size:]
+            self._parse_piece(piece)
+        if not self._unparsed:
+            return
+        if self._refusing() or self.transport.is_closing():
+            self._unparsed = _NOTHING
+        else:
+            self.flow.pause_reading()
+
+    def _holding(self) -> bool:
+        """Whether what the client sent must wait: a request waits behind the one being answered, or none will be."""
+        return bool(self.pipeline) or self._refusing() or self.transport.is_closing()
+
+    def _may_read(self) -> bool:
+        """Whether the connection may read more: nothing read waits to be parsed, and nothing holds it."""
+        return not self._unparsed and not self._holding()
+
+    def _parse_piece(self, data: bytes | memoryview) -> None:
+        """Parse ``data``, counting the bytes of a head, and stop a head that grows past ``MAX_HEAD_BYTES``."""
         if self._in_head:
             self._received += len(data)
-        super().data_received(data)  # a parse error (a head too large included) is answered 400 and closes
+        super().data_received(data)  # type: ignore[arg-type]  # a parse error (a head too large too) is answered 400
         if self._refusing():  # ... once the requests before it are answered
             return
         if self._in_head and self._received > MAX_HEAD_BYTES and not self.transport.is_closing():
@@ -198,6 +273,10 @@ class _Guarded(HttpToolsProtocol):
             self._head_begun = True
         if self._head_timer is None and not self._body_due():
             self.waiting.pop(self, None)  # the request is in hand (else it stays, as old as its head)
+
+    def handle_websocket_upgrade(self) -> None:
+        self._unparsed = _NOTHING  # the WebSocket's bytes: uvicorn drops the rest of the read they came in, as ever
+        super().handle_websocket_upgrade()
 
     def send_400_response(self, msg: str) -> None:
         if self._too_large:  # what stopped the parser; else uvicorn answers that the request is not HTTP
@@ -248,6 +327,8 @@ class _Guarded(HttpToolsProtocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         self._count(len(name) + len(value) + 4)  # ": " and the line end
         super().on_header(name, value)
+        if len(name) == 14 and self._in_head and name.lower() == b"content-length" and value.isdigit():
+            self._body_left = int(value)  # (in the head, not in a chunked body's trailer)
 
     def _count(self, size: int) -> None:
         self._parsed += size
@@ -261,17 +342,31 @@ class _Guarded(HttpToolsProtocol):
             self._head_timer.cancel()
             self._head_timer = None
         super().on_headers_complete()
+        if not self.pipeline or self.pipeline[0][0] is not self.cycle:  # it did not join the queue: it started
+            self._answering = self.cycle
+
+    def on_body(self, body: bytes) -> None:
+        if self._body_left:  # a chunked body declares no length
+            self._body_left -= len(body)
+        HttpToolsProtocol.on_body(self, body)  # not super(), slower, for every piece of every body
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
+        self._body_left = 0
         self._in_head = True
         self._begun = False
         self._received = 0
 
     def on_response_complete(self) -> None:
-        pipelined = bool(self.pipeline)  # a request already in hand starts now
+        following = self.pipeline[-1][0] if self.pipeline else None  # a request already in hand starts now
         super().on_response_complete()
-        if pipelined or self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        if following is not None:
+            self._answering = following
+            if self._unparsed:  # what was read while it waited
+                self._parse()
+            self.flow.resume_reading()  # uvicorn asked before it took the request from the queue
             return
         if self._last_word is not None:  # every request before a bad head is answered: refuse it now
             self._last_word()
