@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, TypeAlias
 
+from toolproof.runtime.pointers import resolve_local
+
 __all__ = ["IntegerPlan", "coerce_integers", "plan_for"]
 
 _SHAPING = ("type", "enum", "const", "properties", "patternProperties", "additionalProperties", "items", "prefixItems")
@@ -163,39 +165,7 @@ class _Planner:
 
     def resolve(self, ref: Any) -> Any:
         """The schema a local ``$ref`` names, or None."""
-        if not isinstance(ref, str) or not ref.startswith("#"):
-            return None
-        fragment = ref[1:]
-        if "%" in fragment:
-            from urllib.parse import unquote  # rare: a percent-escaped reference; not imported at start-up
-
-            fragment = unquote(fragment)
-        if not fragment:
-            return self.root
-        if not fragment.startswith("/"):
-            return self._anchor(fragment)
-        node: Any = self.root
-        for token in fragment[1:].split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
-
-    def _anchor(self, name: str) -> Any:
-        todo: list[Any] = [self.root]
-        while todo:
-            node = todo.pop()
-            if isinstance(node, Mapping):
-                if node.get("$anchor") == name:
-                    return node
-                todo.extend(node.values())
-            elif isinstance(node, list):
-                todo.extend(node)
-        return None
+        return resolve_local(self.root, ref)
 
     def regex(self, pattern: str) -> re.Pattern[str] | None:
         """``pattern`` compiled, or None when Python cannot read it."""

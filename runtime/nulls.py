@@ -24,6 +24,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from toolproof.runtime.pointers import resolve_local
+
 __all__ = [
     "NullPlan",
     "accepting_dropped_nulls",
@@ -88,44 +90,7 @@ class _Planner:
 
     def resolve(self, ref: Any) -> Any:
         """The schema a local ``$ref`` names, or None."""
-        if not isinstance(ref, str) or not ref.startswith("#"):
-            return None
-        fragment = ref[1:]
-        if "%" in fragment:
-            from urllib.parse import unquote  # rare: a percent-escaped reference; not imported at start-up
-
-            fragment = unquote(fragment)
-        if not fragment:
-            return self.root
-        if not fragment.startswith("/"):
-            return self._anchor(self.root, fragment, 0)
-        node = self.root
-        for token in fragment[1:].split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
-
-    def _anchor(self, node: Any, name: str, depth: int) -> Any:
-        if depth > 64:
-            return None
-        if isinstance(node, Mapping):
-            if node.get("$anchor") == name:
-                return node
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            return None
-        for child in children:
-            found = self._anchor(child, name, depth + 1)
-            if found is not None:
-                return found
-        return None
+        return resolve_local(self.root, ref)
 
     def facets(self, schemas: list[Any]) -> list[Mapping[str, Any]]:
         """The object schemas a value may have to meet: each schema, its ``$ref`` and its branches, flattened."""
