@@ -75,3 +75,11 @@ def test_every_section_lands_in_one_results_file_and_one_chart(tmp_path: Path, m
         "floor: 100 us/req", "reference: 400 ms", "toolproof: 200 us/req", "toolproof: 80 ms",
     ]  # fmt: skip
     assert "2.00x" in texts and "5.00x" in texts
+
+
+def test_the_gen_benchmarks_projects_pass_gen(tmp_path: Path) -> None:
+    """The bench builds its projects with `toolproof init` and gen: a new lint rule once stopped it there."""
+    folder = _load(BENCHMARKS / "gen.py")._project(tmp_path / "p2", 2)
+
+    contracts = sorted(path.name for path in (folder / "contracts").iterdir())
+    assert contracts == ["file_read_000.yaml", "file_read_001.yaml"]
