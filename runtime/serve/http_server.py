@@ -548,7 +548,15 @@ def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) ->
         proxy_headers=False,  # no app here reads the client's address: trust no X-Forwarded-* header
         server_header=False,  # say nothing of what serves
     )
-    server = uvicorn.Server(config)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and not reuse_port:  # a supervisor names the port for its workers
+                ports = sorted({sock.getsockname()[1] for listening in self.servers for sock in listening.sockets})
+                print(f"toolproof: serving http://{host}:{ports[0] if ports else port}", file=sys.stderr, flush=True)
+
+    server = Server(config)
     ready()  # uvicorn takes SIGINT over as it starts, and shuts down gracefully on it
     server.run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
     if not server.started:

@@ -757,3 +757,13 @@ def test_half_sent_large_bodies_hold_no_more_than_the_bytes_in_flight_and_small_
     assert mcp_answer.startswith(b"HTTP/1.1 503 ")
     assert waited < HANG
     assert small[0] == 200, small  # a small body is read at once, whatever the large ones hold
+
+
+def test_one_worker_says_where_it_serves_on_stderr_as_many_do(skills: Path, tmp_path: Path) -> None:
+    with _server(skills, tmp_path) as port:
+        log = tmp_path / f"server-{port}.log"
+        deadline = time.monotonic() + HANG
+        while b"serving" not in log.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        assert log.read_text(encoding="utf-8").splitlines()[0] == f"toolproof: serving http://127.0.0.1:{port}"
