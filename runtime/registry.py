@@ -65,13 +65,18 @@ def stray_handler_modules(handlers: Iterable[str], package: str, folders: Iterab
 
     The rule serve applies at start-up (``bind``) and lint applies to the folder on disk, without
     importing the project's code: a module whose name does not start with ``_``, as ``pkgutil`` lists
-    it, that no ``module:function`` in ``handlers`` names.
+    it, that no ``module:function`` in ``handlers`` names, nor holds (a sub-package with a handler inside).
     """
     import pkgutil  # here: a one-shot call binds its one tool without looking for strays
 
     claimed = {handler.partition(":")[0] for handler in handlers}
     found = [f"{package}.{info.name}" for info in pkgutil.iter_modules(list(folders)) if not info.name.startswith("_")]
-    return sorted(name for name in found if name not in claimed)
+    return sorted(name for name in found if name not in claimed and not _holds_one(name, claimed))
+
+
+def _holds_one(package: str, modules: set[str]) -> bool:
+    """Whether one of ``modules`` lies inside ``package`` (a handler may be ``handlers.text.counting:count``)."""
+    return any(module.startswith(f"{package}.") for module in modules)
 
 
 def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:

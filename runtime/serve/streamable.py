@@ -440,8 +440,9 @@ class StreamableMcp:
     ) -> None:
         """Answer a JSON-RPC batch with calls (protocol 2025-03-26): they run one after another, in one call slot.
 
-        Its answers together take at most ``max_response`` bytes: a call whose answer would pass what is left
-        gets ``response_too_large`` by its id (``McpServer.answer_batch``).
+        The answers that fit take at most ``max_response`` bytes together: a call whose answer would pass what
+        is left gets ``response_too_large`` by its id instead (``McpServer.answer_batch``), and those refusals,
+        a few hundred bytes each (64 at most), come on top.
         """
         if not await self._slot(receive, send, None):
             return

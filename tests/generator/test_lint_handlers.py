@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from toolproof.cli import cli
 from toolproof.generator.project import load_project
 from toolproof.runtime.project import load_config
-from toolproof.runtime.registry import _extra_handler_modules
+from toolproof.runtime.registry import _extra_handler_modules, stray_handler_modules
 from toolproof.runtime.spec import ToolSpec
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
@@ -114,3 +114,16 @@ def test_lint_finds_the_modules_serve_refuses(tmp_path: Path, monkeypatch: pytes
     assert served == [f"{package}.stray", f"{package}.tools"]
     assert found == served
     assert f"{package}/tools:1:1: error [TP408]" in result.stderr
+
+
+def test_a_sub_package_holding_a_contracts_handler_is_no_orphan_for_lint_or_serve(tmp_path: Path) -> None:
+    handlers = tmp_path / "handlers"
+    (handlers / "text").mkdir(parents=True)
+    (handlers / "__init__.py").write_text("", encoding="utf-8")
+    (handlers / "text" / "__init__.py").write_text("", encoding="utf-8")
+    (handlers / "text" / "counting.py").write_text("def count(args, ctx): ...\n", encoding="utf-8")
+    (handlers / "stray.py").write_text("", encoding="utf-8")
+
+    found = stray_handler_modules(["handlers.text.counting:count"], "handlers", [str(handlers)])
+
+    assert found == ["handlers.stray"]  # the package holding a named handler is claimed; a real stray is not
