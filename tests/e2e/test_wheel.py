@@ -35,6 +35,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
+from tests.ports import free_port
+
 REPO: Final = Path(__file__).resolve().parents[2]
 WHEELHOUSE: Final = Path(sys.prefix) / "wheelhouse"
 """Where the Makefile's set-up puts the wheels (the dev venv is ``$(VENV)``)."""
@@ -459,12 +461,6 @@ def test_conform_fails_naming_greet_when_its_handler_is_broken(
     assert done.stdout.endswith("5 passed, 1 failed\n"), done.stdout
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _listening(port: int, server: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline and server.poll() is None:
@@ -482,7 +478,7 @@ def test_the_schemathesis_cli_finds_no_failure_in_the_fresh_venvs_http_server(
     """A third party's fuzzer, as a team runs it in CI, holds the served tools to the served OpenAPI document."""
     schemathesis = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
     assert schemathesis is not None, "the dev venv has no schemathesis CLI: `make gen` installs it"
-    port = _free_port()
+    port = free_port()
     command = [str(fresh.bin / "toolproof"), "serve", "http", "--port", str(port)]
     server = subprocess.Popen(command, cwd=project.root, env=fresh.env, stdout=subprocess.DEVNULL, text=True)
     try:

@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.ports import free_port
 from toolproof.runtime.serve import http as http_module
 from toolproof.runtime.serve.http import Budget, Calls, HttpApp, HttpLimits, _json_pieces
 from toolproof.runtime.serve.http_server import BACKLOG, MAX_HEAD_BYTES, affordable_connections
@@ -53,13 +54,6 @@ def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "skills"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _server(skills: Path, tmp_path: Path, *options: str) -> Iterator[int]:
     """``toolproof serve http`` on a free loopback port, stopped afterwards; yields the port."""
@@ -79,7 +73,7 @@ def _slow_server(skills: Path, tmp_path: Path, delay: float) -> Iterator[int]:
 @contextmanager
 def _serving(command: list[str], tmp_path: Path) -> Iterator[int]:
     """``command`` with ``--port`` and a free loopback port, until it serves; stopped afterwards; yields the port."""
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / f"server-{port}.log").open("wb")
     proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=log, cwd=tmp_path)
     try:

@@ -28,6 +28,7 @@ import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from tests.ports import free_port
 from toolproof.runtime.serve.http import HttpLimits, Receive, Scope, Send
 from toolproof.runtime.serve.http_server import _Guarded
 
@@ -58,17 +59,10 @@ def skills(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "skills"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _serving(skills: Path, tmp_path: Path, *options: str) -> Iterator[_Server]:
     """``toolproof serve http`` on a free loopback port until it answers; stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path / f"server-{port}.log"
     command = [sys.executable, "-m", "toolproof", "serve", "http", "--skills", str(skills), "--port", str(port)]
     with log.open("wb") as stderr:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 _INTERRUPTED = """
 import os, signal, sys
@@ -33,13 +34,6 @@ finally:  # a command that ended before the timer must not die of its alarm on t
 """
 
 AFTER = [0.001, 0.004, 0.01, 0.02, 0.035, 0.05, 0.08, 0.12, 0.2, 0.4]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _interrupted(argv: list[str], after: float, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -75,7 +69,7 @@ def test_serve_mcp_over_stdio_ends_quietly_on_a_ctrl_c_at_any_moment_of_start_up
 
 @pytest.mark.parametrize("after", AFTER)
 def test_serve_http_ends_quietly_on_a_ctrl_c_at_any_moment_of_start_up(after: float, tmp_path: Path) -> None:
-    _quiet(_interrupted(["serve", "http", "--workspace", ".", "--port", str(_free_port())], after, tmp_path))
+    _quiet(_interrupted(["serve", "http", "--workspace", ".", "--port", str(free_port())], after, tmp_path))
 
 
 @pytest.mark.parametrize("after", AFTER[::3])

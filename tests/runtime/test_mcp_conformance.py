@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
@@ -32,13 +33,6 @@ SUITE_TIMEOUT = 240.0
 pytestmark = pytest.mark.skipif(
     not (NODE.exists() and SUITE.exists()), reason="Node 22 and the conformance suite are installed by `make`"
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _healthy(port: int) -> bool:
@@ -55,7 +49,7 @@ def _healthy(port: int) -> bool:
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A live ``serve mcp --transport http`` of the fixture project on a free loopback port."""
-    port = _free_port()
+    port = free_port()
     log = (tmp_path_factory.mktemp("conformance") / "server.log").open("wb")
     process = subprocess.Popen(
         [

@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from tests.ports import free_port
+
 MODERN = "2026-07-28"
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -75,13 +77,6 @@ backend toolproof
     http-check expect status 200
 {servers}
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _request(
@@ -172,13 +167,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     # No $TOOLPROOF_GATE_SECRET: each supervisor reads the per-user key file once and hands it to its workers.
     env = {k: v for k, v in os.environ.items() if k != "TOOLPROOF_GATE_SECRET"}
     env |= {"XDG_STATE_HOME": str(state), "TOOLPROOF_AUTH_TOKENS": ""}
-    backends = [_free_port(), _free_port()]
+    backends = [free_port(), free_port()]
     supervisors = []
     for port in backends:
         command = [sys.executable, "-m", "toolproof", "serve", "mcp", "--transport", "http", "--workers", "2"]
         command += ["--port", str(port), "--workspace", str(ws), "--skills", str(skills), "--max-calls", "8"]
         supervisors.append(subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL))
-    lb = _free_port()
+    lb = free_port()
     config = base / "haproxy.cfg"
     config.write_text(haproxy_config(lb, backends), encoding="utf-8")
     balancer = subprocess.Popen([haproxy, "-db", "-q", "-f", str(config)], stdin=subprocess.DEVNULL)
@@ -338,7 +333,7 @@ def test_a_second_server_on_a_port_our_workers_serve_refuses_to_start(cluster: C
 
 
 def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "toolproof", "serve", "http", "--workers", "2", "--port", str(port)]
     command += ["--workspace", str(tmp_path)]
     env = {**os.environ, "TOOLPROOF_GATE_SECRET": "a-secret-of-sixteen-bytes-or-more"}
@@ -391,7 +386,7 @@ def test_a_second_address_on_the_same_port_is_served_alongside(cluster: Cluster)
 
 
 def test_workers_serving_no_gated_tool_need_no_gate_key_file(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     (tmp_path / "state").write_text("a file where the state folder should be", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "TOOLPROOF_GATE_SECRET"}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")

@@ -19,14 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
+
 SECRET = "schemathesis-cli-secret-32-bytes"
 SCHEMATHESIS = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _wait_for(port: int, server: subprocess.Popen[bytes], seconds: float = 30.0) -> None:
@@ -50,7 +46,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     (skills / "calculator" / "examples").mkdir(parents=True)
     (skills / "calculator" / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
     (skills / "calculator" / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "toolproof", "serve", "http", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--workspace", str(ws), "--skills", str(skills)]
     env = {**os.environ, "TOOLPROOF_GATE_SECRET": SECRET}

@@ -22,6 +22,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.ports import free_port
 from toolproof.runtime.serve.http import HttpLimits
 from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS, MAX_MESSAGE_BYTES, SUPPORTED_VERSIONS, McpServer
 from toolproof.runtime.serve.streamable import StreamableMcp
@@ -48,16 +49,9 @@ class Server:
         return f"http://127.0.0.1:{self.port}/mcp"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _start(roots: tuple[Path, Path], env: dict[str, str], *options: str) -> Iterator[Server]:
     ws, skills = roots
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "toolproof", "serve", "mcp", "--transport", "http", "--port", str(port)]
     command += ["--workspace", str(ws), "--skills", str(skills), *options]
     process = subprocess.Popen(

@@ -46,6 +46,5 @@ TOOLS: Final[dict[str, str]] = {
 }
 """Wire name → contract module."""
 
-TOOLSETS: Final[dict[str, tuple[str, ...]]] = {
-}
+TOOLSETS: Final[dict[str, tuple[str, ...]]] = {}
 """Tool set → the wire names of its tools."""
