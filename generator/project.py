@@ -45,6 +45,7 @@ class Project:
     """The built-in contracts of the tool sets it includes."""
     problems: list[Problem] = field(default_factory=list)
     _exports: dict[str, dict[str, Exported]] | None = field(default=None, repr=False, compare=False)
+    _layout: Layout | None = field(default=None, repr=False, compare=False)
 
     @property
     def root(self) -> Path:
@@ -63,9 +64,14 @@ class Project:
 
     @property
     def layout(self) -> Layout:
-        """Where the generated files go, the command their headers name and what the OpenAPI document calls the API."""
-        config = self.config
-        return Layout(config.relative(config.generated), config.package, config.command, api_info(config))
+        """Where the generated files go, the command their headers name and what the OpenAPI document calls the API.
+
+        Worked out once per load: the API's name and version are read from pyproject.toml.
+        """
+        if self._layout is None:
+            config = self.config
+            self._layout = Layout(config.relative(config.generated), config.package, config.command, api_info(config))
+        return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:
         """Values known at generation time for each dynamic-enum source (the built-in skills)."""

@@ -332,6 +332,13 @@ class Runtime:
                     return values
         return None
 
+    def not_served(self, name: str) -> str | None:
+        """Why the tool ``name`` is left out (the resources this host was not given), or None when it is not."""
+        missing = self.unavailable.get(name)
+        if not missing:
+            return None
+        return f"tool '{name}' is not served: it needs {', '.join(missing)}, which this host was not given"
+
     @property
     def specs(self) -> list[ToolSpec]:
         """The contracts served, in declared order."""

@@ -284,12 +284,10 @@ def replay(
 
     def scenario() -> ToolResult:
         runtime = example_runtime(project or builtin_project(), tool, base, workspaces, records.append)
-        missing = runtime.unavailable.get(tool.spec.name)
-        if missing and example["expect"].get("error") != "unknown_tool":  # say what the host lacks, as call does
-            raise ExampleFailure(
-                f"{name}: tool '{tool.spec.name}' is not served: it needs {', '.join(missing)}, which this host was "
-                "not given (a resource comes from a factory the project's `resources` setting names)"
-            )
+        why = runtime.not_served(tool.spec.name)
+        if why is not None and example["expect"].get("error") != "unknown_tool":  # what the host lacks, as call says
+            where = "a resource comes from a factory the project's `resources` setting names"
+            raise ExampleFailure(f"{name}: {why} ({where})")
         lay_fixtures(base, given.get("after_start", {}))
         arguments = dict(example["input"])
         if "skill_token" in example:

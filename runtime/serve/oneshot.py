@@ -54,12 +54,9 @@ def call(
         runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
         names = ", ".join(spec.name for spec in runtime.specs) or "none"
         where = f" in tool set '{toolset}'" if toolset else ""
-        missing = runtime.unavailable.get(tool)
-        if missing:
-            raise click.UsageError(
-                f"tool '{tool}' is not served: it needs {', '.join(missing)}, which this host was not given"
-                + (" (pass --workspace)" if "workspace" in missing else "")
-            )
+        why = runtime.not_served(tool)
+        if why is not None:
+            raise click.UsageError(why + (" (pass --workspace)" if "workspace" in runtime.unavailable[tool] else ""))
         raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
     if verbose:
         click.echo(call_line(tool, arguments), err=True)

@@ -432,8 +432,12 @@ class StreamableMcp:
             ready.cancel()  # gives the slot back, and leaves the wait for bytes
         elif not ready.cancelled() and ready.exception() is None:
             _, encoded, granted = ready.result()
-            if granted and self._share(encoded):
-                self._responses.release(self._share(encoded))
+            self._give_back(encoded, granted)
+
+    def _give_back(self, encoded: bytes, granted: bool | None) -> None:
+        """Release the share of response bytes an answer took (when it took one) and will not write."""
+        if granted and (share := self._share(encoded)):
+            self._responses.release(share)
 
     async def _batch(
         self, receive: Receive, send: Send, body: bytes, session: str | None, json_ok: bool, sse_ok: bool
@@ -469,8 +473,8 @@ class StreamableMcp:
             raise
         if not gone.is_set():
             await self._answer_batch(send, answers, encoded, granted, json_ok, sse_ok)
-        elif granted and self._share(encoded):
-            self._responses.release(self._share(encoded))
+        else:
+            self._give_back(encoded, granted)
 
     async def _answer_batch(
         self,
