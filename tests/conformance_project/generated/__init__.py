@@ -46,5 +46,6 @@ TOOLS: Final[dict[str, str]] = {
 }
 """Wire name → contract module."""
 
-TOOLSETS: Final[dict[str, tuple[str, ...]]] = {}
+TOOLSETS: Final[dict[str, tuple[str, ...]]] = {
+}
 """Tool set → the wire names of its tools."""

@@ -46,12 +46,7 @@ _INTENTIONAL_ERROR: Final = Template("This tool intentionally returns an error f
 def intentional_error() -> ToolError:
     """`intentional_error`: This tool intentionally returns an error for testing"""
     params: dict[str, object] = {}
-    return ToolError(
-        "intentional_error",
-        _INTENTIONAL_ERROR.render(params),
-        params,
-        "Nothing to fix; the conformance suite expects this error.",
-    )
+    return ToolError("intentional_error", _INTENTIONAL_ERROR.render(params), params, "Nothing to fix; the conformance suite expects this error.")
 
 
 class Handler(Protocol):
