@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet -e '.[dev]'
 	# A local wheelhouse of toolproof's runtime dependencies, its build requirements and pytest:
 	# tests/e2e builds toolproof's wheel and installs it into a fresh venv from it, with no network.
-	$(PY) -m pip download --quiet --dest $(VENV)/wheelhouse . pytest 'setuptools>=77' wheel
+	$(PY) -m pip download --quiet --dest $(VENV)/wheelhouse '.[testing,fast]' 'setuptools>=77' wheel
 	# The TypeScript compiler checks the generated .d.ts files in the tests.
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent typescript@$(TYPESCRIPT)
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent ajv@8.20.0 ajv-formats@3.0.1  # tests/generator/test_ajv.py

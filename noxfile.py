@@ -43,8 +43,13 @@ def typing(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """pytest: unit, golden, generated conformance and bounded fuzz tests."""
-    session.run("pytest", *session.posargs)
+    """pytest on both cores: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
+
+    A test file runs whole on one worker (``--dist loadfile``): its module fixtures (a built wheel, a server) are
+    made once. Coverage counts the toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
+    """
+    args = session.posargs or ["--cov", "--cov-report=term"]
+    session.run("pytest", "-n", "auto", "--dist", "loadfile", *args)
 
 
 @nox.session
@@ -77,4 +82,10 @@ def fuzz(session: nox.Session) -> None:
     """A long schemathesis run against the HTTP façade (TOOLPROOF_FUZZ_EXAMPLES per operation)."""
     examples = session.env.get("TOOLPROOF_FUZZ_EXAMPLES", "1000")
     session.run("pytest", "tests/runtime/test_http_fuzz.py", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})
-    session.run("pytest", "generated/tests", "-k", "fuzz or properties", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})
+    session.run(
+        "pytest",
+        "toolproof/builtin/generated/tests",
+        "-k",
+        "fuzz or properties",
+        env={"TOOLPROOF_FUZZ_EXAMPLES": examples},
+    )

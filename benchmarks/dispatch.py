@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _harness import Case, print_table, run
 from _results import Row, record
 
-from toolproof.handlers.read_file_in_skill import handle
+from toolproof.builtin.files.audit import AuditRecord
+from toolproof.builtin.handlers.read_file_in_skill import handle
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files.audit import AuditRecord
 from toolproof.runtime.registry import BoundTool, bind
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime

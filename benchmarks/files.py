@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _harness import Case, print_table, run
 from _results import Row, record
 
-from toolproof.runtime.files import ends as ends_module
-from toolproof.runtime.files.audit import AuditRecord
-from toolproof.runtime.files.lines import clear_index_cache, read_window
-from toolproof.runtime.files.numbering import numbered
-from toolproof.runtime.skills.resources import skill_gate
+from toolproof.builtin.files import ends as ends_module
+from toolproof.builtin.files.audit import AuditRecord
+from toolproof.builtin.files.lines import clear_index_cache, read_window
+from toolproof.builtin.files.numbering import numbered
+from toolproof.builtin.skills.resources import skill_gate
 from toolproof.runtime.toolbox import builtin_runtime
 
 SIZE = 10 * 1024 * 1024

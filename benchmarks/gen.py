@@ -32,7 +32,7 @@ from toolproof.generator.project import Project, config_for, load_project
 from toolproof.runtime.validation import SchemaValidator
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTRACT = ROOT / "toolproof" / "contracts" / "file_read.yaml"
+CONTRACT = ROOT / "toolproof" / "builtin" / "contracts" / "file_read.yaml"
 TOOLPROOF = [sys.executable, "-m", "toolproof"]
 COUNTS = (5, 50, 200)
 

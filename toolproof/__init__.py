@@ -2,8 +2,8 @@
 
 One import root. ``toolproof.runtime`` binds contracts to handlers and serves
 them; ``toolproof.generator`` turns contracts into code and exports (it imports
-Jinja, so a host that only serves never imports it); ``toolproof.handlers`` and
-``toolproof.generated`` are the built-in file and skill tools.
+Jinja, so a host that only serves never imports it); ``toolproof.builtin.handlers`` and
+``toolproof.builtin.generated`` are the built-in file and skill tools.
 """
 
 __version__ = "0.1.0"

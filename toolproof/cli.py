@@ -26,7 +26,7 @@ _COMMANDS = {
     "export": "toolproof.generator.cli",
     "call": "toolproof.runtime.serve.oneshot",
     "serve": "toolproof.runtime.serve.commands",
-    "conform": "toolproof.runtime.conformance.commands",
+    "conform": "toolproof.testing.commands",
     "toolsets": "toolproof.runtime.serve.commands",
     "skills": "toolproof.runtime.serve.commands",
 }

@@ -20,6 +20,8 @@ from tests.e2e import test_wheel
 from tests.e2e.test_wheel import REPO, Venv, _run, _user_env
 from toolproof import __version__
 
+pytestmark = pytest.mark.slow  # a whole server, venv or Node process a test: `make test` runs them all
+
 wheel = test_wheel.wheel
 """The wheel test's fixtures, registered here by name: toolproof's wheel, and the wheelhouse it installs from."""
 wheelhouse = test_wheel.wheelhouse

@@ -37,6 +37,8 @@ from mcp.types import CallToolResult, TextContent
 
 from tests.ports import free_port
 
+pytestmark = pytest.mark.slow  # a fresh venv and the servers it starts
+
 REPO: Final = Path(__file__).resolve().parents[2]
 WHEELHOUSE: Final = Path(sys.prefix) / "wheelhouse"
 """Where the Makefile's set-up puts the wheels (the dev venv is ``$(VENV)``)."""
@@ -134,7 +136,7 @@ def handle(args: contract.WordCountInput, ctx: ToolContext) -> contract.WordCoun
 
 CLASH: Final = (
     "tool 'read_file' is defined twice: by contracts/read_file.yaml in generated "
-    "and by the built-in contracts/read_file.yaml in toolproof.generated"
+    "and by the built-in toolproof/builtin/contracts/read_file.yaml in toolproof.builtin.generated"
 )
 
 
@@ -243,7 +245,18 @@ class Venv:
 
 def _ignored(folder: str, names: list[str]) -> set[str]:
     """What a build must not see: version control, caches, build leftovers and virtual environments."""
-    patterns = (".git", ".*_cache", ".hypothesis", ".nox", "__pycache__", "*.egg-info", "build", "dist", "node_modules")
+    patterns = (
+        ".git",
+        ".*_cache",
+        ".hypothesis",
+        ".nox",
+        "__pycache__",
+        "*.egg-info",
+        "build",
+        "dist",
+        "node_modules",
+        ".coverage*",
+    )
     ignored = set(shutil.ignore_patterns(*patterns)(folder, names))
     return ignored | {name for name in names if (Path(folder) / name / "pyvenv.cfg").is_file()}
 
@@ -285,7 +298,41 @@ def fresh(tmp_path_factory: pytest.TempPathFactory, wheel: Path, wheelhouse: Pat
     _run([sys.executable, "-m", "venv", str(venv.root)], base, _user_env())
     install = ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", str(wheelhouse)]
     venv.python(*install, str(wheel), cwd=base)
+    _SLIM[venv.root] = _slim_facts(venv, base)
+    venv.python(*install, f"{wheel}[testing]", cwd=base)  # what a project made by `init` declares for its tests
     return venv
+
+
+_SLIM: dict[Path, tuple[int, set[str], str]] = {}
+"""Per fresh venv, before the ``testing`` extra: site-packages KiB over a bare venv's, distributions, a served call."""
+
+
+def _site_kib(venv: Venv, base: Path) -> int:
+    site = venv.python("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=base).stdout.strip()
+    return sum(f.stat().st_size for f in Path(site).rglob("*") if f.is_file() and not f.is_symlink()) // 1024
+
+
+def _slim_facts(venv: Venv, base: Path) -> tuple[int, set[str], str]:
+    bare = Venv(base / "bare")
+    _run([sys.executable, "-m", "venv", str(bare.root)], base, _user_env())
+    grown = _site_kib(venv, base) - _site_kib(bare, base)
+    listed = json.loads(venv.python("-m", "pip", "list", "--format", "json", cwd=base).stdout)
+    names = {str(d["name"]).lower() for d in listed} - {"pip", "setuptools", "wheel"}
+    workspace = base / "workspace"
+    (workspace / "notes.txt").parent.mkdir()
+    (workspace / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
+    called = venv.toolproof(
+        "call",
+        "file-read",
+        "--args",
+        '{"path": "notes.txt"}',
+        "--workspace",
+        str(workspace),
+        "--toolset",
+        "aintern",
+        cwd=base,
+    )
+    return grown, names, called.stdout
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,23 +400,35 @@ def test_the_wheel_installs_toolproof_as_its_only_top_level_package(fresh: Venv)
     assert "../../../bin/toolproof" in files
     assert {t for t in tops if not t.endswith(".dist-info")} == {"toolproof"}, sorted(tops)
     assert len([t for t in tops if re.fullmatch(r"toolproof-[^/]+\.dist-info", t)]) == 1, sorted(tops)
-    for package in ("runtime", "generator", "generated", "handlers"):
-        assert f"toolproof/{package}/__init__.py" in installed, package
-    contracts = {f"toolproof/contracts/{p.name}" for p in (REPO / "contracts").glob("*.yaml")}
-    skill_docs = {
-        f"toolproof/runtime/skills/{p.relative_to(REPO / 'runtime' / 'skills').as_posix()}"
-        for p in (REPO / "runtime" / "skills").glob("*/*/SKILL.*")
-    }
-    assert contracts and skill_docs
-    assert contracts <= installed, sorted(contracts - installed)
-    assert skill_docs <= installed, sorted(skill_docs - installed)
+    package = {f for f in installed if f.startswith("toolproof/") and "/__pycache__/" not in f}
+    assert package == _package_files(), sorted(package ^ _package_files())  # every file once, nothing stray
+
+
+def _package_files() -> set[str]:
+    """What the wheel must hold: every file of the package tree, less caches and the built-in tools' own tests."""
+    tree = REPO / "toolproof"
+    shipped = set()
+    for path in tree.rglob("*"):
+        relative = path.relative_to(REPO).as_posix()
+        if path.is_dir() or "__pycache__" in path.parts or relative.startswith("toolproof/builtin/generated/tests/"):
+            continue
+        shipped.add(relative)
+    return shipped
+
+
+def test_pip_install_toolproof_is_slim_and_serves_without_test_tooling(fresh: Venv) -> None:
+    grown, names, called = _SLIM[fresh.root]
+
+    assert grown <= 40 * 1024, f"toolproof and its dependencies take {grown / 1024:.1f} MiB of site-packages"
+    assert not names & {"pytest", "hypothesis", "numpy", "uvloop"}, sorted(names)
+    assert "two" in called  # a built-in tool served from the slim install
 
 
 def test_the_installed_package_imports_on_its_own_and_takes_no_generic_name(
     fresh: Venv, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     script = (
-        "import importlib.util, toolproof, toolproof.runtime, toolproof.generator, toolproof.generated\n"
+        "import importlib.util, toolproof, toolproof.runtime, toolproof.generator, toolproof.builtin.generated\n"
         "print(toolproof.__file__)\n"
         "print([n for n in ('runtime', 'generator', 'generated', 'handlers', 'contracts') "
         "if importlib.util.find_spec(n)])\n"

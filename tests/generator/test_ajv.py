@@ -25,7 +25,12 @@ from toolproof.generator.source import JsonPath, Source, load_source
 ROOT = Path(__file__).parents[2]
 NODE_MODULES = ROOT / ".venv" / "node" / "node_modules"
 SCRIPT = Path(__file__).parent / "ajv_compile.cjs"
-OURS = sorted([*(ROOT / "contracts").glob("*.yaml"), *(ROOT / "tests/generator/cases").glob("*/contracts/*.yaml")])
+OURS = sorted(
+    [
+        *(ROOT / "toolproof/builtin/contracts").glob("*.yaml"),
+        *(ROOT / "tests/generator/cases").glob("*/contracts/*.yaml"),
+    ]
+)
 INVALID = Path(__file__).parent / "invalid"
 REFUSED_BY_BOTH = [
     *(

@@ -26,7 +26,7 @@ from toolproof.runtime.project import builtin_project, default_config
 
 CASES = Path(__file__).parent / "breaking"
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "contracts" / "README.md"
+README = REPO / "docs" / "contracts.md"
 
 
 def _cases() -> list[str]:
@@ -418,7 +418,7 @@ def test_the_installed_versions_builtin_contracts_are_a_ref() -> None:
 
     files = sorted(Path(c.source).name for c in contracts)
 
-    assert files == sorted(p.name for p in (REPO / "contracts").glob("*.yaml"))
+    assert files == sorted(p.name for p in (REPO / "toolproof/builtin/contracts").glob("*.yaml"))
 
 
 def test_another_toolproof_version_is_refused(runner: CliRunner, tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def test_the_workflow_is_reusable_with_its_three_inputs_and_full_history() -> No
     (job,) = workflow["jobs"].values()
     checkout = job["steps"][0]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
-    assert any("pip install toolproof" in step.get("run", "") for step in job["steps"])
+    assert any("pip install 'toolproof[testing]==" in step.get("run", "") for step in job["steps"])
 
 
 def _install_script() -> str:
@@ -155,11 +155,11 @@ def _install_script() -> str:
 def test_the_workflow_installs_the_project_and_pins_toolproof_to_its_own_release() -> None:
     """The project's dependencies (its handlers' imports, init's toolproof pin); else this release, never the newest."""
     script = _install_script()
-    pins = re.findall(r"toolproof==(\S+)", script)
+    pins = re.findall(r"toolproof\[testing\]==([^\s']+)", script)
 
-    assert "python -m pip install . " in script
+    assert "python -m pip install '.[test]'" in script  # init's projects declare the testing extra as `test`
     assert pins == [__version__]
-    assert not re.search(r"pip install[^\n]*\btoolproof(?!==)\b", script), script
+    assert not re.search(r"pip install[^\n]*\btoolproof(?!(\[testing\])?==)\b", script), script
 
 
 def _every_step(project: Path) -> list[Step]:

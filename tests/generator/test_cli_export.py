@@ -69,9 +69,9 @@ def test_export_of_an_unknown_tool_is_a_usage_error(runner: CliRunner) -> None:
 
 
 def test_export_matches_what_make_gen_wrote(runner: CliRunner) -> None:
-    written = (Path(__file__).parents[2] / "generated" / "exports" / "anthropic" / "all.json").read_text(
-        encoding="utf-8"
-    )
+    written = (
+        Path(__file__).parents[2] / "toolproof/builtin/generated" / "exports" / "anthropic" / "all.json"
+    ).read_text(encoding="utf-8")
 
     assert runner.invoke(cli, ["export", "--format", "anthropic"]).stdout == written
 

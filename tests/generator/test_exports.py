@@ -11,7 +11,7 @@ import pytest
 from pydantic import TypeAdapter
 
 ROOT = Path(__file__).parents[2]
-EXPORTS = ROOT / "generated" / "exports"
+EXPORTS = ROOT / "toolproof/builtin/generated" / "exports"
 SETS = sorted(p.stem for p in (EXPORTS / "openai").glob("*.json") if p.stem != "losses")
 TSC = ROOT / ".venv" / "node" / "node_modules" / ".bin" / "tsc"
 
@@ -184,6 +184,6 @@ def test_typescript_declarations_compile_under_strict() -> None:
 
 def test_every_tool_has_a_doc_in_the_shape_of_the_seed_documents() -> None:
     for module in ("read_file_in_skill", "get_skill", "read_skill", "file_read", "read_file"):
-        text = (ROOT / "generated" / "docs" / f"{module}.md").read_text(encoding="utf-8")
+        text = (ROOT / "toolproof/builtin/generated" / "docs" / f"{module}.md").read_text(encoding="utf-8")
         for heading in ("## Tool Definition", "## Input", "## Output", "## Errors", "## Examples"):
             assert heading in text, (module, heading)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from toolproof.builtin.skills.yamlguard import too_deep
 from toolproof.generator import source
 from toolproof.generator.source import MAX_CONTRACT_BYTES, Interned, load_source
-from toolproof.runtime.skills.yamlguard import too_deep
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def _tree(node: yaml.Node | None) -> object:
     return ("mapping", node.tag, [(_tree(k), _tree(v)) for k, v in node.value], where)
 
 
-CONTRACTS = sorted((REPO / "contracts").glob("*.yaml"))
+CONTRACTS = sorted((REPO / "toolproof/builtin/contracts").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", [None, *CONTRACTS], ids=["scalars", *(p.name for p in CONTRACTS)])

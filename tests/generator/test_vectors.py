@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from toolproof import generated
-from toolproof.runtime.conformance.replay import bound_tool, replay
+from toolproof.builtin import generated
+from toolproof.testing.replay import bound_tool, replay
 
-VECTORS = Path(__file__).parents[2] / "generated" / "exports" / "vectors"
+VECTORS = Path(__file__).parents[2] / "toolproof/builtin/generated" / "exports" / "vectors"
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:

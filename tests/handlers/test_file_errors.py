@@ -7,11 +7,11 @@ from typing import Any, get_args
 
 import pytest
 
-from toolproof.handlers import file_read, read_file
+from toolproof.builtin.files.access import FileAccessError, NotRegularKind, Reason
+from toolproof.builtin.files.workspace import Workspace
+from toolproof.builtin.handlers import file_read, read_file
 from toolproof.runtime.context import Resources, ToolContext
 from toolproof.runtime.errors import ToolError
-from toolproof.runtime.files.access import FileAccessError, NotRegularKind, Reason
-from toolproof.runtime.files.workspace import Workspace
 
 
 def test_every_kind_of_non_regular_file_has_an_entry_in_each_table() -> None:

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from toolproof.builtin.files.audit import AuditRecord
+from toolproof.builtin.skills.catalog import builtin_skills_dir
+from toolproof.builtin.skills.gate import builtin_dir
+from toolproof.builtin.skills.resources import skill_gate
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.files.audit import AuditRecord
 from toolproof.runtime.result import ToolResult
-from toolproof.runtime.skills.catalog import builtin_skills_dir
-from toolproof.runtime.skills.gate import builtin_dir
-from toolproof.runtime.skills.resources import skill_gate
 from toolproof.runtime.toolbox import builtin_runtime
 
 MARKER = "SECRET-7f3a9c"
@@ -280,8 +280,8 @@ def test_swapping_a_file_for_a_symlink_while_reading_never_leaks(
 def test_a_contract_that_denies_symlinks_refuses_even_those_that_stay_inside(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from toolproof.runtime.conformance.replay import bound_tool
     from toolproof.runtime.registry import BoundTool
+    from toolproof.testing.replay import bound_tool
 
     tool = bound_tool("read_file_in_skill")
     denying = BoundTool.build(replace(tool.spec, settings={**tool.spec.settings, "symlinks": "deny"}), tool.handler)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.handlers.host import Host, error_of, open_host
+from toolproof.builtin.files.access import MAX_PATH_CHARS
 from toolproof.runtime.errors import shown
-from toolproof.runtime.files.access import MAX_PATH_CHARS
 
 DEPTH = 2040
 """Folders ``d`` deep: ``d/`` * 2040 + ``f.txt`` is 4,085 characters, within the limit."""

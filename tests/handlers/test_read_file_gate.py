@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.handlers import read_file
+from toolproof.builtin.files.workspace import Workspace
+from toolproof.builtin.handlers import read_file
+from toolproof.builtin.skills.gate import SkillGate
+from toolproof.builtin.skills.resources import SkillGates
 from toolproof.runtime.context import Resources, ToolContext
-from toolproof.runtime.files.workspace import Workspace
-from toolproof.runtime.skills.gate import SkillGate
-from toolproof.runtime.skills.resources import SkillGates
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 

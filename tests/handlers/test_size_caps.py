@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolproof.handlers import file_read, read_file, read_file_in_skill
+from toolproof.builtin.handlers import file_read, read_file, read_file_in_skill
 from toolproof.runtime.toolbox import builtin_runtime
 
 SECRET = b"size-caps-test-secret"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolproof.runtime.conformance.replay import as_unprivileged
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.toolbox import builtin_runtime
+from toolproof.testing.replay import as_unprivileged
 
 
 def _locked_skill(base: Path) -> Path:

@@ -11,7 +11,7 @@ import argparse
 import time
 from typing import Any
 
-from toolproof.handlers.read_file_in_skill import handle
+from toolproof.builtin.handlers.read_file_in_skill import handle
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.serve.http import HttpApp

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from toolproof.runtime.skills.catalog import HARDLINKS, MIN_SUMMARY_BUDGET, SYMLINKS, Skill, SkillCatalog, SummaryFormat
-from toolproof.runtime.skills.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill, strip_frontmatter
+from toolproof.builtin.skills.catalog import HARDLINKS, MIN_SUMMARY_BUDGET, SYMLINKS, Skill, SkillCatalog, SummaryFormat
+from toolproof.builtin.skills.frontmatter import MAX_FRONTMATTER_BYTES, parse_skill, strip_frontmatter
 from toolproof.runtime.spec import BUILTIN_PACKAGE, load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
-from toolproof.runtime.conformance import ExampleFailure
-from toolproof.runtime.conformance.mcp import LISTING, SCHEMAS, Outcome, _refusal, _RpcError, run_conformance
 from toolproof.runtime.spec import ToolSpec, load_specs
+from toolproof.testing import ExampleFailure
+from toolproof.testing.mcp import LISTING, SCHEMAS, Outcome, _refusal, _RpcError, run_conformance
 
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
 BROKEN = (
@@ -89,7 +89,7 @@ def test_the_command_passes_our_server_for_one_tool(runner: CliRunner) -> None:
     ],
 )
 def test_the_command_template_puts_in_the_roots(command: str, workspaces: list[str], expected: list[str]) -> None:
-    from toolproof.runtime.conformance.mcp import _argv
+    from toolproof.testing.mcp import _argv
 
     argv = _argv(command, Path("D"), [Path(w.upper()) for w in workspaces], Path("S"))
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.conformance import ExampleFailure, listing
-from toolproof.runtime.conformance.answers import expectation, read_result
-from toolproof.runtime.conformance.listing import schema_difference
 from toolproof.runtime.spec import ToolSpec, generated_json, load_specs
+from toolproof.testing import ExampleFailure, listing
+from toolproof.testing.answers import expectation, read_result
+from toolproof.testing.listing import schema_difference
 
 
 def _builtin(name: str) -> ToolSpec:
@@ -141,7 +141,7 @@ def test_a_success_without_structured_content_fails() -> None:
 
 
 def _exported(name: str) -> dict[str, Any]:
-    tools = generated_json("toolproof.generated", "exports/mcp/all.json")["tools"]
+    tools = generated_json("toolproof.builtin.generated", "exports/mcp/all.json")["tools"]
     return copy.deepcopy(next(tool for tool in tools if tool["name"] == name))
 
 

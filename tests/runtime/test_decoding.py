@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from toolproof.runtime.files.decoding import DecodeError, decode, newline_style
+from toolproof.builtin.files.decoding import DecodeError, decode, newline_style
 
 
 @pytest.mark.parametrize(

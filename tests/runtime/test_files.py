@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.files.access import Directory, FileAccessError, split_user_path
+from toolproof.builtin.files.access import Directory, FileAccessError, split_user_path
 
 
 @pytest.fixture
@@ -277,7 +277,7 @@ def _make_deep(root: Path, depth: int) -> None:
 _LOW_FD_SCRIPT = """
 import json, resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.builtin.files.access import Directory, FileAccessError
 
 out = {}
 with Directory.open(sys.argv[1]) as root:
@@ -333,7 +333,7 @@ def test_a_file_2000_folders_deep_reads_with_64_descriptors(deep_root: Path, tmp
 
 
 def test_a_deep_walk_holds_a_bounded_number_of_descriptors(deep_root: Path) -> None:
-    from toolproof.runtime.files import access
+    from toolproof.builtin.files import access
 
     root = deep_root
     _make_deep(root, 300)
@@ -363,7 +363,7 @@ def test_a_deep_walk_holds_a_bounded_number_of_descriptors(deep_root: Path) -> N
 
 
 def test_a_walk_that_takes_too_many_steps_ends_in_loop(root: Directory, tree: Path) -> None:
-    from toolproof.runtime.files import access
+    from toolproof.builtin.files import access
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(access, "MAX_WALK_OPENS", 3)

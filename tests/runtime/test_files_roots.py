@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.conformance.replay import as_unprivileged
-from toolproof.runtime.files.access import Directory, FileAccessError
+from toolproof.builtin.files.access import Directory, FileAccessError
 from toolproof.runtime.toolbox import builtin_runtime
+from toolproof.testing.replay import as_unprivileged
 
 
 def _folder(path: Path, mark: str) -> Path:

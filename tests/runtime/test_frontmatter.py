@@ -10,15 +10,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolproof.runtime.skills.catalog import builtin_skills_dir
-from toolproof.runtime.skills.frontmatter import (
+from toolproof.builtin.skills.catalog import builtin_skills_dir
+from toolproof.builtin.skills.frontmatter import (
     MAX_FRONTMATTER_BYTES,
     MAX_FRONTMATTER_VALUES,
     parse_skill,
     plain_fields,
     strip_frontmatter,
 )
-from toolproof.runtime.skills.yamlguard import load_bounded
+from toolproof.builtin.skills.yamlguard import load_bounded
 
 
 def test_a_clean_skill_has_no_problems() -> None:
@@ -301,7 +301,7 @@ def test_the_built_in_skills_are_read_without_importing_yaml() -> None:
         assert plain_fields(head.splitlines()) is not None, folder.name
     code = (
         "import sys\n"
-        "from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir\n"
+        "from toolproof.builtin.skills.catalog import SkillCatalog, builtin_skills_dir\n"
         "assert SkillCatalog.discover([], builtin=builtin_skills_dir()).skills\n"
         "print('yaml' in sys.modules)\n"
     )

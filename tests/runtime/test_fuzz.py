@@ -10,9 +10,6 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
-from toolproof.runtime.conformance.fuzz import FuzzFailure, FuzzHost, valid_arguments
-from toolproof.runtime.conformance.replay import project_tool
-from toolproof.runtime.conformance.strategies import MAX_RECURSION, json_values, schema_values
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import ToolError
@@ -20,6 +17,9 @@ from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.spec import ToolSpec
 from toolproof.runtime.validation import FORMATS as RUNTIME_FORMATS
 from toolproof.runtime.validation import SchemaValidator
+from toolproof.testing.fuzz import FuzzFailure, FuzzHost, valid_arguments
+from toolproof.testing.replay import project_tool
+from toolproof.testing.strategies import MAX_RECURSION, json_values, schema_values
 
 SHIPMENT: dict[str, Any] = {
     "type": "object",

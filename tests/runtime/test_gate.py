@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import RegistryError
-from toolproof.runtime.files.workspace import Workspace
-from toolproof.runtime.registry import bind
-from toolproof.runtime.skills.gate import (
+from toolproof.builtin.files.workspace import Workspace
+from toolproof.builtin.skills.gate import (
     KEY_BYTES,
     MIN_ENV_SECRET_BYTES,
     GateSecretError,
@@ -23,7 +20,10 @@ from toolproof.runtime.skills.gate import (
     default_secret,
     resolve_builtin,
 )
-from toolproof.runtime.skills.resources import SkillGates
+from toolproof.builtin.skills.resources import SkillGates
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.registry import bind
 from toolproof.runtime.spec import load_specs
 
 SPEC = GateSpec("builtin://tool/SKILL.md", "path", "token", "token", "missing", "invalid")
@@ -276,7 +276,7 @@ def test_the_key_file_appears_only_once_its_key_is_written_and_synced(
 
 _FIRST_START = """
 import sys
-from toolproof.runtime.skills.gate import default_secret
+from toolproof.builtin.skills.gate import default_secret
 sys.stdin.read()  # wait until every process is up, then all race for the key at once
 sys.stdout.write(default_secret().hex())
 """

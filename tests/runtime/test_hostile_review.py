@@ -18,13 +18,13 @@ from typing import Any, Final
 
 import pytest
 
+from toolproof.builtin.files.access import Directory, FileAccessError, names_folder
+from toolproof.builtin.skills.catalog import SkillCatalog, spec_spelling
+from toolproof.builtin.skills.frontmatter import parse_skill
+from toolproof.builtin.skills.resources import Skills
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import MAX_SHOWN_CHARS, shown
-from toolproof.runtime.files.access import Directory, FileAccessError, names_folder
 from toolproof.runtime.result import ToolResult
-from toolproof.runtime.skills.catalog import SkillCatalog, spec_spelling
-from toolproof.runtime.skills.frontmatter import parse_skill
-from toolproof.runtime.skills.resources import Skills
 from toolproof.runtime.toolbox import builtin_runtime
 
 SECRET: Final = b"review-test-secret-0123456789"

@@ -29,11 +29,11 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.conformance.replay import as_unprivileged
+from toolproof.builtin.skills.catalog import MAX_SKILL_BYTES, SkillCatalog, builtin_skills_dir
+from toolproof.builtin.skills.frontmatter import parse_skill
 from toolproof.runtime.printable import printable
 from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS
-from toolproof.runtime.skills.catalog import MAX_SKILL_BYTES, SkillCatalog, builtin_skills_dir
-from toolproof.runtime.skills.frontmatter import parse_skill
+from toolproof.testing.replay import as_unprivileged
 
 HOST_SECONDS = 10.0
 """How long a host may take to start and answer, whatever its skills folder holds."""

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+_UNMEASURED = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS_")}
+"""The environment less coverage's subprocess hook: what a process imports is the question, not coverage's own."""
 
 
 def _imported(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
@@ -19,6 +23,7 @@ def _imported(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
         cwd=cwd,
         timeout=60,
         check=False,
+        env=_UNMEASURED,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     return {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
@@ -59,9 +64,7 @@ def test_a_call_never_imports_other_commands_or_numpy(tmp_path: Path) -> None:
 
     assert "toolproof.runtime.dispatch" in modules  # the measurement saw the run
     assert not {
-        m
-        for m in modules
-        if m.startswith(("toolproof.generator.cli", "toolproof.runtime.conformance", "numpy", "uvicorn"))
+        m for m in modules if m.startswith(("toolproof.generator.cli", "toolproof.testing", "numpy", "uvicorn"))
     }
 
 
@@ -75,11 +78,11 @@ def test_a_one_shot_call_of_a_file_tool_imports_no_skill_code_and_nothing_it_doe
 
     modules = _imported(["call", "file-read", "--args", '{"path": "a.txt"}', "--workspace", "."], tmp_path)
 
-    assert {"toolproof.runtime.files.reading", "jsonschema_rs"} <= modules  # the handler ran, and the call validated
+    assert {"toolproof.builtin.files.reading", "jsonschema_rs"} <= modules  # the handler ran, and the call validated
     never = {
-        "toolproof.runtime.skills.catalog",  # and html, the frontmatter parser
-        "toolproof.runtime.skills.frontmatter",
-        "toolproof.runtime.skills.gate",  # and tempfile, shutil, hmac
+        "toolproof.builtin.skills.catalog",  # and html, the frontmatter parser
+        "toolproof.builtin.skills.frontmatter",
+        "toolproof.builtin.skills.gate",  # and tempfile, shutil, hmac
         "html",
         "tempfile",
         "shutil",
@@ -104,7 +107,7 @@ def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: 
 
     assert "toolproof.runtime.serve.mcp" in modules  # the measurement saw the run
     assert not {m for m in modules if m.startswith("jsonschema_rs")}  # the first tools/call imports it
-    assert "toolproof.runtime.skills.gate" in modules  # read_file is gated: its SKILL.md was checked at start-up
+    assert "toolproof.builtin.skills.gate" in modules  # read_file is gated: its SKILL.md was checked at start-up
     assert "hashlib" not in modules  # ... without hashing it: hashlib loads OpenSSL, ~3 ms; the first token pays it
     if not _under_a_settings_file(tmp_path):
         assert "tomllib" not in modules

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from toolproof.builtin.files import ends as ends_module
+from toolproof.builtin.files import lines as lines_module
+from toolproof.builtin.files import reading as reading_module
+from toolproof.builtin.files.access import Directory
+from toolproof.builtin.files.lines import clear_index_cache
+from toolproof.builtin.files.numbering import numbered
+from toolproof.builtin.files.reading import read_lines
 from toolproof.runtime.context import ToolContext
-from toolproof.runtime.files import ends as ends_module
-from toolproof.runtime.files import lines as lines_module
-from toolproof.runtime.files import reading as reading_module
-from toolproof.runtime.files.access import Directory
-from toolproof.runtime.files.lines import clear_index_cache
-from toolproof.runtime.files.numbering import numbered
-from toolproof.runtime.files.reading import read_lines
 
 MAX_LINE_CHARS = 6
 _names = itertools.count()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolproof.runtime.files import ends as ends_module
-from toolproof.runtime.files import index as index_module
-from toolproof.runtime.files import lines as lines_module
-from toolproof.runtime.files.lines import clear_index_cache, read_window
-from toolproof.runtime.files.progress import PROGRESS_MIN
+from toolproof.builtin.files import ends as ends_module
+from toolproof.builtin.files import index as index_module
+from toolproof.builtin.files import lines as lines_module
+from toolproof.builtin.files.lines import clear_index_cache, read_window
+from toolproof.builtin.files.progress import PROGRESS_MIN
 
 
 def _reference(
@@ -205,8 +206,14 @@ def test_threads_sharing_one_cached_index_read_the_same_windows(tmp_path: Path) 
     assert wrong == []
 
 
+@pytest.mark.parametrize("numpy_installed", [True, False])
 @pytest.mark.parametrize("start", [1, 40_000, 119_990])
-def test_a_large_file_counted_by_numpy_is_numbered_as_splitlines_numbers_it(tmp_path: Path, start: int) -> None:
+def test_a_large_file_is_numbered_as_splitlines_numbers_it_with_numpy_or_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start: int, numpy_installed: bool
+) -> None:
+    if not numpy_installed:  # numpy is an optional extra: as if it were not installed
+        monkeypatch.setitem(sys.modules, "numpy", None)
+        monkeypatch.setattr(ends_module, "_MISSING", [])
     path = tmp_path / "large"
     ends = [b"\n", b"\r\n", b"\r"]
     data = b"".join(b"line %d \xc3\xa9" % i + b"." * (i % 97) + ends[i % 3] for i in range(120_000))

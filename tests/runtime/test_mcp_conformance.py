@@ -30,9 +30,7 @@ PROJECT = ROOT / "tests" / "conformance_project"
 """The fixture tools the suite calls, a toolproof project with its own settings; its baselines live beside it."""
 SUITE_TIMEOUT = 240.0
 
-pytestmark = pytest.mark.skipif(
-    not (NODE.exists() and SUITE.exists()), reason="Node 22 and the conformance suite are installed by `make`"
-)
+pytestmark = pytest.mark.slow  # Node 22 and the official suite, installed by `make`'s set-up: missing, they fail
 
 
 def _healthy(port: int) -> bool:

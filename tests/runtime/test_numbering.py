@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolproof.runtime.files.numbering import BLOCK_LINES, numbered, numbered_size
-from toolproof.runtime.files.reading import window_from_text
+from toolproof.builtin.files.numbering import BLOCK_LINES, numbered, numbered_size
+from toolproof.builtin.files.reading import window_from_text
 
 LINE_SETS = {
     "one block": [f"l{i}%" for i in range(100)],

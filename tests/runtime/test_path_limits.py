@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.files.access import (
+from toolproof.builtin.files.access import (
     MAX_BELOW_CHARS,
     MAX_PATH_CHARS,
     Directory,

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.conformance.replay import _project_key
 from toolproof.runtime.errors import RegistryError
 from toolproof.runtime.project import (
     PROJECT_ENV,
@@ -21,6 +20,7 @@ from toolproof.runtime.project import (
     load_config,
 )
 from toolproof.runtime.toolbox import included_builtin_specs
+from toolproof.testing.replay import _project_key
 
 
 def _write(path: Path, text: str) -> Path:
@@ -111,7 +111,7 @@ def test_outside_any_project_the_built_in_tools_are_served(tmp_path: Path, monke
     config = find_project(start=tmp_path)
 
     assert config == builtin_project()
-    assert config.package == "toolproof.generated" and config.handlers == "toolproof.handlers"
+    assert config.package == "toolproof.builtin.generated" and config.handlers == "toolproof.builtin.handlers"
     assert (config.contracts / "read_file.yaml").is_file()
 
 
@@ -173,7 +173,7 @@ def test_included_tool_sets_select_their_built_in_contracts(tmp_path: Path) -> N
     specs = included_builtin_specs(find_project(tmp_path))
 
     assert sorted(s.name for s in specs) == ["read_file", "read_skill"]
-    assert {s.package for s in specs} == {"toolproof.generated"}
+    assert {s.package for s in specs} == {"toolproof.builtin.generated"}
 
 
 def _owned_by_another_user(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> int:

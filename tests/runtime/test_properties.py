@@ -12,11 +12,11 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
-from toolproof.runtime.conformance import Hints, PropertyFailure, check_example_properties, check_properties, fuzz
-from toolproof.runtime.conformance.fuzz import FuzzFailure, FuzzHost, near_misses, valid_arguments
-from toolproof.runtime.conformance.properties import snapshot
-from toolproof.runtime.conformance.strategies import schema_values
 from toolproof.runtime.result import ErrorInfo, ToolResult
+from toolproof.testing import Hints, PropertyFailure, check_example_properties, check_properties, fuzz
+from toolproof.testing.fuzz import FuzzFailure, FuzzHost, near_misses, valid_arguments
+from toolproof.testing.properties import snapshot
+from toolproof.testing.strategies import schema_values
 
 READ_ONLY = Hints(read_only=True, destructive=False, idempotent=True)
 

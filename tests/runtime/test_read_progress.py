@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from toolproof.builtin.files.lines import clear_index_cache
+from toolproof.builtin.files.progress import PROGRESS_MIN
+from toolproof.builtin.skills.resources import skill_gate
 from toolproof.runtime.context import reporting
-from toolproof.runtime.files.lines import clear_index_cache
-from toolproof.runtime.files.progress import PROGRESS_MIN
-from toolproof.runtime.skills.resources import skill_gate
 from toolproof.runtime.toolbox import builtin_runtime
 
 SECRET = "progress-test-secret-of-32-bytes"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from toolproof.builtin.files.access import Directory, FileAccessError
+from toolproof.builtin.files.audit import Audit, AuditRecord
+from toolproof.builtin.files.decoding import DecodeError
+from toolproof.builtin.files.reading import read_lines, read_text
 from toolproof.runtime.context import Resources, ToolContext
-from toolproof.runtime.files.access import Directory, FileAccessError
-from toolproof.runtime.files.audit import Audit, AuditRecord
-from toolproof.runtime.files.decoding import DecodeError
-from toolproof.runtime.files.reading import read_lines, read_text
 
 
 def _ctx(records: list[AuditRecord]) -> ToolContext:

@@ -63,10 +63,11 @@ def test_missing_and_extra_handlers_are_all_named(package: str) -> None:
     problems: list[Any] = info.value.problems
     assert len(problems) == 3
     assert problems[0].startswith(
-        "contract 'ghost' (contracts/ghost.yaml in toolproof.generated) has no handler fake_handlers.ghost:handle"
+        "contract 'ghost' (contracts/ghost.yaml in toolproof.builtin.generated) "
+        "has no handler fake_handlers.ghost:handle"
     )
     assert problems[1].startswith(
-        "contract 'wrong_attr' (contracts/wrong_attr.yaml in toolproof.generated) has no handler"
+        "contract 'wrong_attr' (contracts/wrong_attr.yaml in toolproof.builtin.generated) has no handler"
     )
     assert problems[2] == "handler module fake_handlers.stray serves no contract; remove it or add a contract"
 
@@ -89,4 +90,4 @@ def test_a_missing_contract_file_is_a_registry_error() -> None:
     with pytest.raises(RegistryError) as info:
         load_specs(modules=("no_such_module",))
 
-    assert "toolproof.generated: contracts/no_such_module.json cannot be loaded" in info.value.problems[0]
+    assert "toolproof.builtin.generated: contracts/no_such_module.json cannot be loaded" in info.value.problems[0]

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.conformance.replay import ExampleFailure, replay
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.spec import load_specs
+from toolproof.testing.replay import ExampleFailure, replay
 
 
 def _handler(args: Any, ctx: ToolContext) -> Any:

@@ -30,6 +30,8 @@ import pytest
 
 from tests.ports import free_port
 
+pytestmark = pytest.mark.slow  # a whole server, venv or Node process a test: `make test` runs them all
+
 MODERN = "2026-07-28"
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -301,8 +303,8 @@ def test_a_gate_token_one_worker_issued_is_accepted_by_every_other(cluster: Clus
 def test_workers_sign_with_the_very_bytes_of_the_key_file_the_supervisor_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from toolproof.builtin.skills.gate import KEY_HEX_ENV, default_secret
     from toolproof.runtime.serve.workers import shared_secret_env
-    from toolproof.runtime.skills.gate import KEY_HEX_ENV, default_secret
 
     monkeypatch.delenv("TOOLPROOF_GATE_SECRET", raising=False)
     monkeypatch.delenv(KEY_HEX_ENV, raising=False)

@@ -21,6 +21,8 @@ import pytest
 
 from tests.ports import free_port
 
+pytestmark = pytest.mark.slow  # a whole server, venv or Node process a test: `make test` runs them all
+
 SECRET = "schemathesis-cli-secret-32-bytes"
 SCHEMATHESIS = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
 

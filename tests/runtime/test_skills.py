@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from toolproof.builtin.skills.catalog import SkillCatalog, builtin_skills_dir
+from toolproof.builtin.skills.frontmatter import SkillDocument, parse_skill
 from toolproof.cli import cli
 from toolproof.generator.model import DEFAULT_ENUM_NOTE
-from toolproof.runtime.conformance.replay import as_unprivileged
 from toolproof.runtime.printable import BIDI_CONTROLS, printable
-from toolproof.runtime.skills.catalog import SkillCatalog, builtin_skills_dir
-from toolproof.runtime.skills.frontmatter import SkillDocument, parse_skill
 from toolproof.runtime.toolbox import builtin_runtime
+from toolproof.testing.replay import as_unprivileged
 
 
 def _skill(folder: Path, name: str, description: str, body: str = "Body.\n") -> None:
@@ -345,7 +345,7 @@ def test_a_skill_that_breaks_the_reader_is_left_out_and_the_rest_are_served(
             raise ValueError("a bug of ours")
         return parse_skill(text, folder)
 
-    monkeypatch.setattr("toolproof.runtime.skills.catalog.parse_skill", parse)
+    monkeypatch.setattr("toolproof.builtin.skills.catalog.parse_skill", parse)
 
     catalog = SkillCatalog.discover([tmp_path])
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.files.workspace import Workspace
+from toolproof.builtin.files.workspace import Workspace
 
 
 def _parts(path: str | Path) -> list[str]:

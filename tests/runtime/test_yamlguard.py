@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.runtime.skills.catalog import SkillCatalog
-from toolproof.runtime.skills.frontmatter import parse_skill
-from toolproof.runtime.skills.yamlguard import Loaded, YamlNote, load_bounded, too_deep
+from toolproof.builtin.skills.catalog import SkillCatalog
+from toolproof.builtin.skills.frontmatter import parse_skill
+from toolproof.builtin.skills.yamlguard import Loaded, YamlNote, load_bounded, too_deep
 
 DEEP_FLOW = "a: " + "[" * 50_000 + "]" * 50_000 + "\n"
 DEEP_BLOCK = "a:\n" + "".join(" " * i + "-\n" for i in range(0, 3000, 2))
@@ -37,7 +37,7 @@ def test_a_hostile_skill_md_is_reported_not_a_crash(tmp_path: Path) -> None:
         "---\nname: bomb\ndescription: " + DEEP_FLOW[3:] + "---\nx\n", encoding="utf-8"
     )
     script = (
-        "import sys; from toolproof.runtime.skills.catalog import SkillCatalog; "
+        "import sys; from toolproof.builtin.skills.catalog import SkillCatalog; "
         f"c = SkillCatalog.discover([{str(tmp_path)!r}]); print(c.problems())"
     )
 

@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.runtime.conformance import Hints, check_example_properties
-from toolproof.runtime.conformance.fuzz import FuzzHost, fuzz_examples, valid_arguments
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,

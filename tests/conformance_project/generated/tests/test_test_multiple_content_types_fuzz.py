@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.runtime.conformance.fuzz import FuzzHost, fuzz_examples, near_misses, valid_arguments
+from toolproof.testing import FuzzHost, fuzz_examples, near_misses, valid_arguments
 
 
 @pytest.fixture(scope="module")

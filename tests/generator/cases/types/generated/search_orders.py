@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, NotRequired, Protocol, TypedDict
 
-from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError
-from toolproof.runtime.template import Template
+from toolproof.runtime import Template, ToolContext, ToolError
 
 __all__ = [
     "NAME",

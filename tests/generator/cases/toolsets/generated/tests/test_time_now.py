@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from toolproof.runtime.conformance import run_example
+from toolproof.testing import run_example
 
 if TYPE_CHECKING:
     from generated.time_now import Handler

@@ -1,0 +1,53 @@
+"""The file layer: open beneath a root in one step, decode bytes, stream line windows.
+
+Every handler that touches a user path goes through here: ``Directory`` walks and
+opens beneath an allowed folder with no check-then-open gap (and a bounded number
+of descriptors), ``read_text`` and ``read_lines`` decode and window what it opened,
+under the contract's ``symlinks`` and ``hardlinks`` policies, and write the audit
+record first. A window numbers its own lines (``LineWindow.numbered``), and a
+long read tells a ``Progress`` callback how far it got.
+"""
+
+from toolproof.builtin.files.access import (
+    Directory,
+    FileAccessError,
+    HardlinkPolicy,
+    NotRegularKind,
+    OpenFile,
+    Reason,
+    SymlinkPolicy,
+    names_folder,
+    split_user_path,
+)
+from toolproof.builtin.files.decoding import Decoded, DecodeError, decode
+from toolproof.builtin.files.progress import Progress
+from toolproof.builtin.files.reading import (
+    LineWindow,
+    TextFile,
+    hardlink_policy,
+    read_lines,
+    read_text,
+    window_from_text,
+)
+
+__all__ = [
+    "DecodeError",
+    "Decoded",
+    "Directory",
+    "FileAccessError",
+    "HardlinkPolicy",
+    "LineWindow",
+    "NotRegularKind",
+    "OpenFile",
+    "Progress",
+    "Reason",
+    "SymlinkPolicy",
+    "TextFile",
+    "decode",
+    "hardlink_policy",
+    "names_folder",
+    "read_lines",
+    "read_text",
+    "split_user_path",
+    "window_from_text",
+]

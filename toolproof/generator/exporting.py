@@ -1,0 +1,47 @@
+"""``toolproof export``: any format, for any selection of tools, as text for stdout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from toolproof.generator.artifacts import json_schemas, vectors
+from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.losses import Loss
+from toolproof.generator.model import Contract, HostEnums
+from toolproof.generator.render import dump_json, render_docs
+from toolproof.generator.typescript import typescript_declarations
+
+__all__ = ["export_text", "host_enums"]
+
+
+def host_enums(enums: Mapping[str, list[str]], skills: Iterable[str | Path]) -> tuple[HostEnums, list[str]]:
+    """``enums`` with the ``skills`` source filled as a host with these folders fills it, and the scan's problems.
+
+    The skills are discovered as the runtime discovers them (built-in first, each
+    folder overriding), and an empty catalogue gives read_skill's fallback enum.
+    """
+    from toolproof.builtin.skills.catalog import SkillCatalog, builtin_skills_dir
+
+    catalog = SkillCatalog.discover(skills, builtin=builtin_skills_dir(), log=False)
+    return HostEnums({**enums, "skills": catalog.enum_names()}), catalog.problems()
+
+
+def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> tuple[str, list[Loss]]:
+    """The text of ``fmt`` for ``contracts``, and the losses it carries."""
+    contracts = sorted(contracts, key=lambda c: c.module)
+    if fmt in DEFINITION_FORMATS:
+        exported = export_definitions(fmt, contracts, enums)
+        return dump_json(exported.data), exported.losses
+    if fmt == "jsonschema":
+        data = [json_schemas(c, c.exported_input(enums)) for c in contracts]
+        return dump_json(data[0] if len(data) == 1 else data), []
+    if fmt == "vectors":
+        data = [vectors(c) for c in contracts]
+        return dump_json(data[0] if len(data) == 1 else data), []
+    if fmt == "typescript":
+        return "\n".join(typescript_declarations(c, c.exported_input(enums)) for c in contracts), []
+    if fmt == "docs":
+        openai = export_definitions("openai", contracts, enums).data
+        return "\n---\n\n".join(render_docs(c, d) for c, d in zip(contracts, openai, strict=True)), []
+    raise ValueError(f"unknown format {fmt!r}")

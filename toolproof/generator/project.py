@@ -1,0 +1,302 @@
+"""A project's contracts, checked, and the generated tree it owns.
+
+The project's settings (where its contracts, generated package and handlers
+are, which built-in tool sets it includes) come from ``toolproof.runtime.project``;
+this module loads and checks the contracts and renders what ``toolproof gen`` writes.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolproof.generator.checks import check_source, check_together
+from toolproof.generator.exports import DEFINITION_FORMATS, Exported
+from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
+from toolproof.generator.model import Contract, build_contract
+from toolproof.generator.naming import tool_files
+from toolproof.generator.openapi import api_info
+from toolproof.generator.problems import Level, Problem, rule
+from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
+from toolproof.generator.source import Interned, Source, load_source
+from toolproof.runtime.project import (
+    CONFIG_FILES,
+    ProjectConfig,
+    builtin_project,
+    default_config,
+    has_settings,
+    load_config,
+)
+
+__all__ = ["Project", "builtin_skill_names", "config_for", "load_project", "unaccepted_losses"]
+
+
+@dataclass(slots=True)
+class Project:
+    """The contracts of one project, checked, with every problem found."""
+
+    config: ProjectConfig
+    contracts: list[Contract] = field(default_factory=list)
+    """The project's own contracts."""
+    builtin: list[Contract] = field(default_factory=list)
+    """The built-in contracts of the tool sets it includes."""
+    problems: list[Problem] = field(default_factory=list)
+    _exports: dict[str, dict[str, Exported]] | None = field(default=None, repr=False, compare=False)
+    _layout: Layout | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def root(self) -> Path:
+        """The project folder."""
+        return self.config.root
+
+    @property
+    def served(self) -> list[Contract]:
+        """Every contract the project serves: its own and the included built-in ones."""
+        return [*self.contracts, *self.builtin]
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem is an error (warnings allowed)."""
+        return not any(p.level is Level.ERROR for p in self.problems)
+
+    @property
+    def layout(self) -> Layout:
+        """Where the generated files go, the command their headers name and what the OpenAPI document calls the API.
+
+        Worked out once per load: the API's name and version are read from pyproject.toml.
+        """
+        if self._layout is None:
+            config = self.config
+            self._layout = Layout(config.relative(config.generated), config.package, config.command, api_info(config))
+        return self._layout
+
+    def enum_sources(self) -> dict[str, list[str]]:
+        """Values known at generation time for each dynamic-enum source (the built-in skills)."""
+        return {"skills": builtin_skill_names()}
+
+    def exports(self) -> dict[str, dict[str, Exported]]:
+        """Every definition format for every tool set of the served contracts, computed once per load."""
+        if self._exports is None:
+            self._exports = export_all(self.served, self.enum_sources())
+        return self._exports
+
+    def render(self) -> dict[str, str]:
+        """Every generated file's text, by path relative to the project."""
+        with _collector_paused():
+            return render_all(self.contracts, self.enum_sources(), self.layout, self.builtin, self.exports())
+
+    def drift(self) -> Drift:
+        """How the generated folder differs from a fresh render."""
+        return Drift(self.root, self.render(), self.layout.folder)
+
+    def write(self) -> list[str]:
+        """Bring the generated folder up to date; returns what was written or removed.
+
+        Raises:
+            GeneratedFolderError: a file gen would overwrite is not one it wrote; nothing was written.
+        """
+        return self.write_checked()[0]
+
+    def write_checked(self) -> tuple[list[str], Drift]:
+        """:meth:`write`, and the drift found before writing (its ``strangers`` were left alone)."""
+        files = self.render()
+        drift = Drift(self.root, files, self.layout.folder)
+        return write_all(self.root, files, self.layout.folder, drift=drift), drift
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a project loads or renders.
+
+    Both build many objects that stay alive to the end (parsed YAML, positions,
+    schemas, rendered text) and make few reference cycles, so each of the
+    collector's passes over the growing heap frees next to nothing: they took a
+    quarter of the time of ``gen --check`` at 200 contracts (benchmarks/gen.py).
+    Reference counting still frees the rest at once; the collector, if it was on,
+    resumes after and takes the few cycles left.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def builtin_skill_names() -> list[str]:
+    """The built-in skills shipped with the skills code: folders holding a SKILL.md."""
+    from toolproof.builtin.skills.catalog import builtin_skills_dir
+
+    folder = builtin_skills_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p.name for p in folder.iterdir() if p.is_dir() and ((p / "SKILL.md").is_file() or (p / "SKILL.MD").is_file())
+    )
+
+
+def _acceptance(project: Project) -> tuple[list[AcceptedLoss], list[Problem]]:
+    tools = {c.name for c in project.served}  # its own and the included built-in ones: their losses are exported too
+    return accepted_losses(project.config, tools, DEFINITION_FORMATS)
+
+
+def unaccepted_losses(project: Project, losses: Iterable[Loss]) -> list[Loss]:
+    """The losses the project's ``accept-losses`` does not accept, each judged by its own provider's entries.
+
+    For a command that exports one format and checks its losses itself (``toolproof export --strict-export``).
+    """
+    accepted, _ = _acceptance(project)
+    return [loss for loss in losses if not any(entry.matches(loss) for entry in accepted)]
+
+
+def _export_problems(project: Project, *, strict_export: bool, show_losses: bool) -> list[Problem]:
+    """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict).
+
+    Each provider is judged on its own: a loss is accepted by the entries the
+    project's ``accept-losses`` lists for the provider that forced it, and an
+    accepted loss is neither shown nor an error; an entry that accepts nothing is a warning.
+    """
+    exports = project.exports()
+    accepted, problems = _acceptance(project)
+    by_name = {c.name: c for c in project.contracts}
+    limits = {limit for per_set in exports.values() for e in per_set.values() for limit in e.problems}
+    for limit in sorted(limits, key=str):
+        owner = by_name.get(limit.tool)
+        if owner is not None:
+            place = (owner.source, *owner.where((limit.schema, *limit.path)))
+        else:  # a built-in tool the project includes
+            place = settings_mark(project.config, "include")
+        problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}"))
+    level = Level.ERROR if strict_export else Level.NOTE
+    used: set[AcceptedLoss] = set()
+    for loss in losses_of(exports):
+        accepting = next((a for a in accepted if a.matches(loss)), None)
+        if accepting is not None:
+            used.add(accepting)
+            continue
+        contract = by_name.get(loss.tool)
+        if contract is None:  # an included built-in tool's loss, not accepted: toolproof's to report, not the project's
+            continue
+        if strict_export or show_losses:
+            result = loss.schema == "result"  # a dropped content block: where the contract declares it
+            line, column = contract.where(
+                ("attaches", contract.attaches.index(loss.keyword)) if result else (loss.schema, *loss.path)
+            )
+            message = f"{loss.format}: {loss.key()} {loss.action} ({loss.detail})"
+            problems.append(rule("export-loss").at(contract.source, line, column, message, level))
+    for entry in accepted:
+        if entry not in used:
+            message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
+            problems.append(
+                rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
+            )
+    return problems
+
+
+def config_for(root: Path) -> ProjectConfig:
+    """The settings of the project at ``root``; a folder with none gets the defaults there.
+
+    Raises:
+        ProjectError: a settings file there is wrong.
+    """
+    root = root.resolve()
+    for name in CONFIG_FILES:
+        candidate = root / name
+        if candidate.is_file() and has_settings(candidate):
+            return load_config(candidate)
+    return default_config(root)
+
+
+def _load_contracts(config: ProjectConfig, project: Project) -> list[Contract]:
+    """The contracts that pass every check; every problem found, across files too, goes to ``project``."""
+    folder = config.contracts
+    where = config.relative(folder)
+    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    if not paths:
+        project.problems.append(rule("no-contracts").at(where, 1, 1, f"no contracts found ({where}/*.yaml)"))
+        return []
+    contracts: list[Contract] = []
+    sources: list[Source] = []
+    interned: Interned = {}
+    within = (config.root, folder)
+    for path in paths:
+        display = config.relative(path)
+        source, problems = load_source(path, display, within=within, interned=interned)
+        project.problems.extend(problems)
+        if source is None:
+            continue
+        sources.append(source)
+        if problems:
+            continue
+        own = check_source(source)
+        project.problems.extend(own)
+        if not any(p.level is Level.ERROR for p in own):
+            contracts.append(build_contract(source, config.handlers))
+    project.problems.extend(check_together(sources))
+    return contracts  # the sources go: the contracts hold what is needed of them
+
+
+def _included(config: ProjectConfig, project: Project) -> list[Contract]:
+    if config.is_builtin or not config.include:
+        return []
+    builtin = Project(builtin_project())
+    contracts = _load_contracts(builtin.config, builtin)
+    known = sorted({name for c in contracts for name in c.toolsets})
+    unknown = [name for name in config.include if name != "all" and name not in known]
+    where = config.relative(config.config_file) if config.config_file else "toolproof.toml"
+    for name in unknown:
+        project.problems.append(
+            rule("unknown-toolset").at(
+                where, 1, 1, f"include: no built-in tool set is named {name!r} (known: {', '.join(known)}, all)"
+            )
+        )
+    chosen = [c for c in contracts if "all" in config.include or any(n in c.toolsets for n in config.include)]
+    own = {c.name: c for c in project.contracts}
+    for c in chosen:
+        if c.name in own:
+            line, column = own[c.name].where(("name",))
+            project.problems.append(
+                rule("duplicate-tool").at(
+                    own[c.name].source,
+                    line,
+                    column,
+                    f"tool '{c.name}' is also the built-in tool of set {', '.join(c.toolsets)}, which {where} includes",
+                )
+            )
+    builtin_files = {
+        path: c for c in chosen if c.name not in own for path in tool_files(c.module, builtin=True).values()
+    }
+    for name, contract in own.items():
+        shared = [path for path in tool_files(contract.module).values() if path in builtin_files]
+        if shared:
+            other = builtin_files[shared[0]]
+            line, column = contract.where(("name",))
+            message = (
+                f"tool '{name}' and the built-in tool '{other.name}', which {where} includes, would both generate"
+                f" {shared[0]} in the generated folder; rename the tool"
+            )
+            project.problems.append(rule("module-clash").at(contract.source, line, column, message))
+    return chosen
+
+
+def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
+    """Load and check every contract of a project.
+
+    Args:
+        root: the project's settings, or its folder (settings found there, else defaults).
+        strict_export: report every loss an exported definition suffers as an error.
+        show_losses: report every such loss as a note.
+    """
+    config = root if isinstance(root, ProjectConfig) else config_for(root)
+    project = Project(config)
+    with _collector_paused():
+        project.contracts = _load_contracts(config, project)
+        project.builtin = _included(config, project)
+        if project.ok and project.contracts:
+            project.problems.extend(_export_problems(project, strict_export=strict_export, show_losses=show_losses))
+    project.problems.sort()
+    return project

@@ -1,0 +1,286 @@
+"""``toolproof init`` and ``toolproof new``: a project that passes its own checks, and a tool skeleton.
+
+``init`` writes a project with one working tool (a contract with examples and
+errors, its handler), the settings, a test entry point and the two commands
+(``make gen``, ``make test``); the caller then generates. ``new`` adds a
+contract and a handler skeleton whose generated tests fail until it is written.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Final
+
+from toolproof import __version__
+from toolproof.generator.naming import module_name
+
+__all__ = ["ScaffoldError", "init_project", "new_tool"]
+
+_TOOL_NAME: Final = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
+
+
+class ScaffoldError(Exception):
+    """A file that init or new would write exists already, or a name is not allowed."""
+
+
+def _distribution(folder: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", folder.name).strip("-._")
+    return name.lower() or "tools"
+
+
+_PYPROJECT: Final = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+description = "LLM tools defined by toolproof contracts."
+requires-python = ">=3.11"
+dependencies = [
+    # generated/ is stamped with the toolproof that wrote it, and `toolproof gen --check` fails under any other.
+    # To upgrade, do both together: raise this pin and `pip install -U .`, then `make gen`; commit the two.
+    "toolproof=={toolproof}",
+    # Add here what your handlers import: `pip install .` (and CI) installs it.
+]
+
+[project.optional-dependencies]
+# What `make test` and CI need beside the host: pytest and Hypothesis run the generated tests.
+test = ["toolproof[testing]=={toolproof}"]
+
+[tool.setuptools]
+# `pip install .` installs the dependencies and no package: the tools run from this folder, which toolproof
+# puts on the import path (installed, contracts/, generated/ and handlers/ would be generic top-level names).
+packages = []
+
+[tool.toolproof]
+contracts = "contracts"
+generated = "generated"
+handlers = "handlers"
+# include = ["gateway"]        # serve built-in file tool sets beside your own (`toolproof toolsets`)
+# resources = ["host:resources"]   # a function returning what your handlers need (see README)
+
+[tool.pytest.ini_options]
+testpaths = ["tests", "generated/tests"]
+pythonpath = ["."]
+addopts = ["--import-mode=importlib"]
+"""
+
+_MAKEFILE: Final = """\
+# The project's two commands.
+.PHONY: gen test
+
+gen:
+\ttoolproof gen
+
+test:
+\ttoolproof gen --check
+\ttoolproof lint
+\tpython -m pytest -q
+"""
+
+_GITIGNORE: Final = "__pycache__/\n.pytest_cache/\n*.egg-info/\nbuild/\n"
+
+_WORD_COUNT: Final = """\
+name: word_count
+version: 1.0.0
+title: Count words
+description: >-
+  Count the words and characters of a text. Use it when the user asks how long
+  a text is; words are runs of characters between white space.
+annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
+input:
+  type: object
+  properties:
+    text: {type: string, description: The text to count.}
+    max_words:
+      type: integer
+      minimum: 1
+      description: Refuse texts with more words than this.
+  required: [text]
+  additionalProperties: false
+output:
+  type: object
+  properties:
+    words: {type: integer, minimum: 0}
+    characters: {type: integer, minimum: 0}
+  required: [words, characters]
+  additionalProperties: false
+errors:
+  too_many_words:
+    message: "The text has {words} words; the limit is {max_words}"
+    hint: Send a shorter text or raise max_words.
+    status: 403  # a refusal of a request the schema allows: 403 or 404, never 422 (fuzzers expect 2xx)
+    params:
+      words: {type: integer, description: How many words the text has.}
+render:
+  result: "{words} words, {characters} characters"
+examples:
+  - name: counts words and characters
+    input: {text: "to be or not to be"}
+    expect: {output: {words: 6, characters: 18}, text: "6 words, 18 characters"}
+  - name: an empty text has no words
+    input: {text: ""}
+    expect: {output: {words: 0, characters: 0}}
+  - name: a text over the limit is refused
+    input: {text: "one two three", max_words: 2}
+    expect:
+      error: too_many_words
+      message: "The text has 3 words; the limit is 2"
+  - name: a missing text breaks the schema
+    input: {}
+    expect: {error: invalid_arguments}
+"""
+
+_WORD_COUNT_HANDLER: Final = '''\
+"""word_count: count the words and characters of a text."""
+
+from __future__ import annotations
+
+from generated import word_count as contract
+from toolproof.runtime import ToolContext
+
+
+def handle(args: contract.WordCountInput, ctx: ToolContext) -> contract.WordCountOutput:
+    """Words are runs of non-space characters."""
+    text = args["text"]
+    words = len(text.split())
+    limit = args.get("max_words")
+    if limit is not None and words > limit:
+        raise contract.too_many_words(words=words, max_words=limit)
+    return {"words": words, "characters": len(text)}
+'''
+
+_TEST_ENTRY: Final = '''\
+"""The project's own tests; the contract examples run from generated/tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolproof.runtime import HostOptions, find_project, open_runtime
+
+
+def test_the_project_serves_word_count() -> None:
+    runtime = open_runtime(find_project(Path(__file__).parent.parent), HostOptions())
+    result = runtime.call("word_count", '{"text": "a b c"}')
+    assert result.output == {"words": 3, "characters": 5}
+'''
+
+
+def _write_new(files: dict[Path, str]) -> list[Path]:
+    clashes = [path for path in files if path.exists()]
+    if clashes:
+        raise ScaffoldError(f"{', '.join(str(p) for p in clashes)} exist(s) already; nothing was written")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)
+
+
+def init_project(folder: Path) -> list[Path]:
+    """Write a new project into ``folder`` (created if needed); returns the files written.
+
+    Raises:
+        ScaffoldError: one of the files exists already (nothing is written then).
+    """
+    folder = folder.resolve()
+    settings = folder / "pyproject.toml"
+    if settings.is_file():  # a Python project already: say how to make it a toolproof one instead
+        try:
+            made = "[tool.toolproof]" in settings.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            made = False
+        advice = (
+            "this folder is a toolproof project already; `toolproof new TOOL` adds a tool"
+            if made
+            else "to make this folder a toolproof project, add an empty [tool.toolproof] table to its pyproject.toml"
+            " (defaults: contracts/, generated/, handlers/), then run `toolproof new TOOL`"
+        )
+        raise ScaffoldError(f"{settings} exists already; nothing was written: {advice}")
+    return _write_new(
+        {
+            folder / "pyproject.toml": _PYPROJECT.format(name=_distribution(folder), toolproof=__version__),
+            folder / "Makefile": _MAKEFILE,
+            folder / ".gitignore": _GITIGNORE,
+            folder / "contracts" / "word_count.yaml": _WORD_COUNT,
+            folder / "handlers" / "__init__.py": '"""Handlers: one module per contract, each with `handle`."""\n',
+            folder / "handlers" / "word_count.py": _WORD_COUNT_HANDLER,
+            folder / "tests" / "__init__.py": "",
+            folder / "tests" / "test_project.py": _TEST_ENTRY,
+        }
+    )
+
+
+def _contract_skeleton(name: str) -> str:
+    title = name.replace("_", " ").replace("-", " ").capitalize()
+    return f"""\
+name: {name}
+version: 0.1.0
+title: {title}
+description: >-
+  Say what {name} does and when a model should call it.
+annotations: {{read_only: true, destructive: false, idempotent: true, open_world: false}}
+input:
+  type: object
+  properties:
+    text: {{type: string, description: What the tool works on.}}
+  required: [text]
+  additionalProperties: false
+output:
+  type: object
+  properties:
+    result: {{type: string}}
+  required: [result]
+  additionalProperties: false
+errors:
+  refused:
+    message: "Cannot work on '{{text}}'"
+    hint: Say how the model can call the tool so that it succeeds.
+    status: 403  # a refusal of a request the schema allows: 403 or 404, never 422 (fuzzers expect 2xx)
+render:
+  result: "{{result}}"
+examples:
+  - name: answers a text
+    input: {{text: hello}}
+    expect: {{output: {{result: hello}}, text: hello}}
+  - name: refuses an empty text
+    input: {{text: ""}}
+    expect: {{error: refused, message: "Cannot work on ''"}}
+"""
+
+
+def _handler_skeleton(module: str, package: str) -> str:
+    prefix = "".join(part.capitalize() for part in module.split("_"))
+    return f'''\
+"""{module}: write what this handler does."""
+
+from __future__ import annotations
+
+from {package} import {module} as contract
+from toolproof.runtime import ToolContext
+
+
+def handle(args: contract.{prefix}Input, ctx: ToolContext) -> contract.{prefix}Output:
+    """Implement the contract; raise its errors with ``contract.<code>(...)``."""
+    raise NotImplementedError("{module} is not written yet")
+'''
+
+
+def new_tool(name: str, contracts: Path, handlers: Path, package: str) -> list[Path]:
+    """Add ``contracts/<name>.yaml`` and a handler skeleton; returns the files written.
+
+    Raises:
+        ScaffoldError: the name is not a tool name, or a file exists already.
+    """
+    if not _TOOL_NAME.match(name):
+        raise ScaffoldError(f"{name!r} is not a tool name (letters, digits, _ and -, starting with a letter or _)")
+    module = module_name(name)
+    return _write_new(
+        {
+            contracts / f"{module}.yaml": _contract_skeleton(name),
+            handlers / f"{module}.py": _handler_skeleton(module, package),
+        }
+    )

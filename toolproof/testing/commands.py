@@ -1,0 +1,75 @@
+"""``toolproof conform``: hold an MCP server to the project's contracts, example by example."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from toolproof.runtime.serve.options import project_option, project_or_exit, specs_or_exit
+
+__all__ = ["conform"]
+
+
+@click.command()
+@click.option(
+    "--mcp",
+    "command",
+    required=True,
+    help='Starts the server under test, e.g. "toolproof serve mcp --workspace {workspace} --skills {skills}".',
+)
+@click.option("--tool", "tools", multiple=True, help="Only this tool's examples (repeatable).")
+@click.option("--toolset", default=None, help="Only the examples of this tool set.")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write a JUnit XML report here.")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64), help="Servers run at once.")
+@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(0.1), help="Seconds per answer.")
+@project_option
+def conform(
+    command: str,
+    tools: tuple[str, ...],
+    toolset: str | None,
+    junit: Path | None,
+    jobs: int,
+    timeout: float,
+    project: Path | None,
+) -> None:
+    """Replay every example of the project's contracts against an MCP server; exit 1 naming each failure.
+
+    For each example the server is started afresh with COMMAND, where {workspace},
+    {skills} and {dir} name the example's test folder and {project} the project
+    (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
+    for each workspace the example allows. A contract whose tool the server
+    does not list, or lists with schemas other than the contract's, is a failure.
+    """
+    from toolproof.testing.mcp import LISTING, SCHEMAS, Outcome, run_conformance, write_junit
+
+    config = project_or_exit(project)
+    specs = specs_or_exit(config)
+    unknown = sorted(set(tools) - {s.name for s in specs})
+    if unknown:
+        raise click.UsageError(f"{config.name} has no tool {', '.join(unknown)}")
+    specs = [s for s in specs if (not tools or s.name in tools) and (toolset is None or toolset in s.toolsets)]
+    if not specs:
+        raise click.UsageError(f"no tool of {config.name} matches the selection")
+
+    def report(outcome: Outcome) -> None:
+        line = f"{'PASS' if outcome.passed else 'FAIL'} {outcome.tool}: {outcome.example}"
+        click.echo(line if outcome.passed else f"{line}\n    {outcome.detail}")
+
+    root = None if config.is_builtin and config.config_file is None else config.root
+    outcomes = run_conformance(command, specs, jobs=jobs, timeout=timeout, report=report, project=root)
+    if junit is not None:
+        write_junit(outcomes, junit)
+    failed = [o for o in outcomes if not o.passed]
+    unlisted = sum(1 for o in failed if o.example == LISTING)
+    mismatched = sum(1 for o in failed if o.example == SCHEMAS)
+    examples = len(outcomes) - unlisted - mismatched
+    others = f", {mismatched} with schemas other than the contract's" if mismatched else ""
+    click.echo(
+        f"{config.name}: {len(specs)} tool(s) checked ({len(specs) - unlisted} listed by the server{others}), "
+        f"{examples} example(s)"
+    )
+    click.echo(f"{len(outcomes) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        sys.exit(1)

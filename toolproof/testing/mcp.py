@@ -1,0 +1,441 @@
+"""Hold any MCP server to the contracts: replay every example against a fresh server process.
+
+For each example: a fresh test folder with the example's fixtures, the server
+started by the given command (``{workspace}``, ``{skills}`` and ``{dir}`` are
+replaced by the test folder's roots), the ``initialize`` handshake, the call,
+and the result checked against the example. The server is started with
+``TOOLPROOF_GATE_SECRET=toolproof-conformance``; a gated tool gets its token
+the way a client would, by reading its SKILL.md first.
+
+Before any example, the server's ``tools/list`` must name each tool with the
+input and output schemas of the contract's MCP export (``listing``). Each
+answer is read by ``answers.read_result``: a success must carry
+``structuredContent`` the output schema accepts; an error's code is read from
+``_meta["dev.toolproof/error"]`` when the server sends it, else from its text,
+which must be the contract's ``render.error`` of a catalogued error. Every
+message must be JSON-RPC 2.0, one a line; blank lines between them are skipped.
+
+The server is held to the MCP revision it answers ``initialize`` with
+(``revisions``): before 2025-06-18 it lists no ``outputSchema`` and returns no
+``structuredContent``; up to 2025-06-18 it may refuse invalid arguments with a
+JSON-RPC ``-32602`` error, whose message must fit ``invalid_arguments``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import hmac
+import json
+import os
+import queue
+import shlex
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Final
+from xml.etree import ElementTree
+
+from toolproof.runtime.errors import INVALID_ARGUMENTS, UNKNOWN_TOOL, RegistryError
+from toolproof.runtime.project import PROJECT_ENV
+from toolproof.runtime.result import ErrorInfo, ToolResult
+from toolproof.runtime.spec import ToolSpec
+from toolproof.testing.answers import expectation, read_result
+from toolproof.testing.fixtures import lay_fixtures
+from toolproof.testing.listing import schema_difference
+from toolproof.testing.replay import (
+    CONFORMANCE_SECRET,
+    DAC_CAPABILITIES,
+    TEST_DIR,
+    ExampleFailure,
+    check_expectation,
+    sets_modes,
+    substitute,
+)
+from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, negotiated
+
+__all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "write_junit"]
+
+TIMEOUT: Final = 30.0
+_PR_CAPBSET_DROP: Final = 24
+_INVALID_PARAMS: Final = -32602
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One example against the server: passed or not, and why."""
+
+    tool: str
+    example: str
+    passed: bool
+    detail: str
+    seconds: float
+
+
+class _RpcError(Exception):
+    """A JSON-RPC error answer: the request reached the server and it refused it."""
+
+    def __init__(self, method: str, error: Any) -> None:
+        super().__init__(f"{method} failed: {error}")
+        self.error = error
+
+
+class _ServerError(Exception):
+    """The server broke the protocol, timed out or exited."""
+
+
+class _Connection:
+    """A newline-JSON-RPC client over a server process's pipes, with deadlines."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], drop_dac: bool) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            preexec_fn=_drop_dac_in_child if drop_dac else None,
+        )
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._next_id = 0
+        threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
+
+    def _pump(self, stream: IO[bytes] | None) -> None:
+        assert stream is not None
+        for line in stream:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        self._write({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
+
+    def request(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
+        self._next_id += 1
+        request_id = self._next_id
+        self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.001))
+            except queue.Empty:
+                raise _ServerError(f"no answer to {method} within {timeout:.0f} s") from None
+            if line is None:
+                raise _ServerError(f"the server exited before answering {method}{self._stderr_tail()}")
+            if not line.strip():  # the stdio transport delimits messages by newlines; an empty line holds none
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise _ServerError(f"the server wrote a line that is not JSON: {line[:200]!r}") from None
+            if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+                got = (
+                    f'"jsonrpc": {json.dumps(message["jsonrpc"])}'
+                    if isinstance(message, dict) and "jsonrpc" in message
+                    else 'no "jsonrpc"'
+                )
+                raise _ServerError(
+                    f'the server wrote a message with {got} while {method} waited; JSON-RPC 2.0 requires "2.0":'
+                    f" {line[:200]!r}"
+                )
+            if "method" in message and "id" in message:
+                self._write(
+                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "not supported"}}
+                )
+                continue
+            if type(message.get("id")) is int and message["id"] == request_id and "method" not in message:
+                if ("result" in message) == ("error" in message):
+                    raise _ServerError(
+                        f"the answer to {method} must hold exactly one of result and error: {line[:200]!r}"
+                    )
+                if "error" in message:
+                    raise _RpcError(method, message["error"])
+                return message["result"]
+
+    def _write(self, message: Mapping[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _ServerError(f"the server closed its input{self._stderr_tail()}") from None
+
+    def _stderr_tail(self) -> str:
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-400:].decode("utf-8", "replace").strip()
+        return f" (stderr: {tail})" if tail else ""
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._stderr.close()
+
+
+def _drop_dac_in_child() -> None:
+    """In the server's process, before exec: root loses the power to ignore file permissions."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in DAC_CAPABILITIES:
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+
+def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path, project: Path | None = None) -> list[str]:
+    """The command's words with the roots put in; a ``--flag {workspace}`` pair repeats per workspace."""
+    words = shlex.split(command)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if i + 1 < len(words) and words[i + 1] == "{workspace}" and word.startswith("-"):
+            for root in workspaces:
+                out += [word, str(root)]
+            i += 2
+            continue
+        first = str(workspaces[0]) if workspaces else str(dir_ / "workspace")
+        word = word.replace("{workspace}", first).replace("{skills}", str(skills)).replace("{dir}", str(dir_))
+        out.append(word.replace("{project}", str(project or "")))
+        i += 1
+    if out and "/" in out[0] and not os.path.isabs(out[0]):
+        out[0] = os.path.abspath(out[0])  # the server starts in the test folder, not here
+    return out
+
+
+def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float, revision: str) -> str:
+    gate = spec.settings.get("skill_gate") or {}
+    if kind == "valid":
+        result = connection.request(
+            "tools/call", {"name": spec.name, "arguments": {gate["path_argument"]: gate["document"]}}, timeout
+        )
+        reading = {"name": f"reading {gate['document']}", "expect": {}}
+        output = read_result(spec, result, reading, revision).output
+        token = output.get(gate["token_output"]) if isinstance(output, Mapping) else None
+        if not isinstance(token, str):
+            unseen = "" if output is not None else f" (under MCP {revision} its output is not in the result)"
+            raise _ServerError(f"reading {gate['document']} did not return {gate['token_output']}{unseen}")
+        return token
+    digest = b"\x00" * 32 if kind == "stale" else hashlib.sha256(b"not the document").digest()
+    message = ("conformance-other" if kind == "other_session" else "conformance").encode() + b"\x00" + digest
+    return hmac.new(CONFORMANCE_SECRET, message, hashlib.sha256).hexdigest()[:32]
+
+
+def _server_env(project: Path | None) -> dict[str, str]:
+    """The server's environment: the conformance gate secret, and the project it must serve."""
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
+    if project is not None:
+        env[PROJECT_ENV] = str(project)
+    return env
+
+
+def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: float, project: Path | None) -> Outcome:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
+        base = Path(tmp).resolve()
+        example = substitute(example, TEST_DIR, str(base))
+        given = example.get("given", {})
+        try:
+            lay_fixtures(base, given.get("files", {}))
+            workspaces = [base / name for name in example.get("workspaces", ["workspace"])]
+            for folder in workspaces:
+                folder.mkdir(exist_ok=True)
+            restricted = os.geteuid() == 0 and (
+                sets_modes(given.get("files", {})) or sets_modes(given.get("after_start", {}))
+            )
+            argv = _argv(command, base, workspaces, base / "skills", project)
+            connection = _Connection(argv, base, _server_env(project), restricted)
+            try:
+                revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
+                connection.notify("notifications/initialized")
+                lay_fixtures(base, given.get("after_start", {}))
+                arguments = dict(example["input"])
+                if "skill_token" in example:
+                    arguments[(spec.settings.get("skill_gate") or {})["token_argument"]] = _token(
+                        example["skill_token"], connection, spec, timeout, revision
+                    )
+                expect = example["expect"]
+                try:
+                    raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
+                    result = read_result(spec, raw, example, revision)
+                    expect = expectation(spec, expect, raw, revision)
+                except _RpcError as refused:
+                    result = _refusal(spec, expect.get("error"), refused, revision)
+                check_expectation(example["name"], expect, result)
+            finally:
+                connection.close()
+        except (ExampleFailure, _ServerError, _RpcError, OSError, ValueError) as failure:
+            return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started)
+    return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
+
+
+def _refusal(spec: ToolSpec, expected: str | None, refused: _RpcError, revision: str) -> ToolResult:
+    """The error a JSON-RPC error answer to ``tools/call`` stands for, where MCP has the server answer so.
+
+    A tool the server does not offer is a protocol error in every revision;
+    invalid arguments are one up to 2025-06-18 (``-32602``), whose message must
+    then fit the catalogued ``invalid_arguments`` message.
+
+    Raises:
+        _RpcError: ``refused``, when the example expects no such error.
+        ExampleFailure: a ``-32602`` whose message does not fit ``invalid_arguments``.
+    """
+    error = refused.error if isinstance(refused.error, Mapping) else {}
+    message = error.get("message")
+    if expected == UNKNOWN_TOOL:
+        return ToolResult(spec.name, None, ErrorInfo(UNKNOWN_TOOL, str(refused)), str(refused))
+    if expected != INVALID_ARGUMENTS or error.get("code") != _INVALID_PARAMS or not isinstance(message, str):
+        raise refused
+    if not arguments_are_protocol_errors(revision):
+        raise ExampleFailure(
+            f"tools/call answered invalid arguments with JSON-RPC error {_INVALID_PARAMS} ({message!r}); under MCP"
+            f" {revision} input validation errors are tool execution errors (isError) the model reads and corrects"
+            " from; a JSON-RPC error is accepted only from a server that negotiated 2025-06-18 or earlier"
+        )
+    entry = spec.errors.get(INVALID_ARGUMENTS)
+    if entry is not None and entry.message.pattern().fullmatch(message) is None:
+        raise ExampleFailure(
+            f"tools/call answered invalid arguments with JSON-RPC error {_INVALID_PARAMS} whose message"
+            f" {message!r} does not fit the contract's {INVALID_ARGUMENTS} message {entry.message.source!r}"
+        )
+    return ToolResult(spec.name, None, ErrorInfo(INVALID_ARGUMENTS, message), message)
+
+
+_HANDSHAKE: Final = {
+    "protocolVersion": LATEST,
+    "capabilities": {},
+    "clientInfo": {"name": "toolproof-conform", "version": "1"},
+}
+LISTING: Final = "the server lists the tool"
+"""The name of the outcome that says whether a tool is listed at all."""
+SCHEMAS: Final = "the server lists the contract's schemas"
+"""The name of the outcome that says a listed tool's schemas are not the contract's (reported only then)."""
+
+
+def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
+    """The names a server started by ``command`` lists in ``tools/list`` (empty folders for its roots).
+
+    Raises:
+        OSError, ValueError: the server cannot be started or does not answer as MCP.
+    """
+    return set(_listing(command, timeout, project)[1])
+
+
+def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, dict[str, Mapping[str, Any]]]:
+    """The revision a server started by ``command`` negotiates, and its ``tools/list`` entries by name (every page)."""
+    with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
+        base = Path(tmp).resolve()
+        lay_fixtures(base, {})
+        argv = _argv(command, base, [base / "workspace"], base / "skills", project)
+        connection = _Connection(argv, base, _server_env(project), False)
+        try:
+            revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
+            connection.notify("notifications/initialized")
+            tools: dict[str, Mapping[str, Any]] = {}
+            cursor: Any = None
+            for _ in range(1000):  # pages; a server that never ends its listing is cut off
+                raw = connection.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
+                if not isinstance(raw, Mapping) or not isinstance(raw.get("tools"), list):
+                    raise _ServerError(f"tools/list returned {raw!r}")
+                for tool in raw["tools"]:
+                    if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+                        tools[tool["name"]] = tool
+                cursor = raw.get("nextCursor")
+                if not cursor:
+                    break
+            return revision, tools
+        finally:
+            connection.close()
+
+
+def _schema_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, started: float) -> Outcome | None:
+    """A failed ``SCHEMAS`` outcome when the listed schemas are not the contract's; None when they are."""
+    try:
+        problem = schema_difference(spec, listed, revision)
+    except (RegistryError, ValueError) as exc:
+        problem = f"the contract's MCP export cannot be read: {exc}"
+    return None if problem is None else Outcome(spec.name, SCHEMAS, False, problem, time.monotonic() - started)
+
+
+def run_conformance(
+    command: str,
+    specs: Sequence[ToolSpec],
+    *,
+    jobs: int = 2,
+    timeout: float = TIMEOUT,
+    report: Callable[[Outcome], None] | None = None,
+    project: Path | None = None,
+) -> list[Outcome]:
+    """Replay every example of ``specs`` against servers started by ``command``; report each outcome as it ends.
+
+    First the server's listing is checked: a contract whose tool the server does
+    not list fails once (``LISTING``), naming the tool, and its examples are not
+    replayed; a listed tool whose input or output schema is not the contract's
+    fails once (``SCHEMAS``), naming the first difference, and its examples run.
+    ``project`` (the folder of the contracts' project) reaches each server as
+    ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
+    """
+    outcomes: list[Outcome] = []
+    started = time.monotonic()
+    try:
+        revision, listed = _listing(command, timeout, project)
+        problem = ""
+    except (_ServerError, _RpcError, OSError, ValueError) as exc:
+        revision, listed, problem = LATEST, {}, f"the server could not be listed: {exc}"
+    checked: list[ToolSpec] = []
+    for spec in specs:
+        if spec.name in listed:
+            checked.append(spec)
+            outcome = _schema_outcome(spec, listed[spec.name], revision, started)
+        else:
+            detail = problem or (
+                f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
+            )
+            outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started)
+        if outcome is not None:
+            outcomes.append(outcome)
+            if report is not None:
+                report(outcome)
+    work = [(spec, example) for spec in checked for example in spec.examples]
+    lock = threading.Lock()
+
+    def one(item: tuple[ToolSpec, Mapping[str, Any]]) -> None:
+        outcome = _run_one(command, item[0], item[1], timeout, project)
+        with lock:
+            outcomes.append(outcome)
+            if report is not None:
+                report(outcome)
+
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        list(pool.map(one, work))
+    order = {(spec.name, example["name"]): i for i, (spec, example) in enumerate(work)}
+    return sorted(outcomes, key=lambda o: order.get((o.tool, o.example), -1))
+
+
+def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:
+    """A JUnit XML report: one test case per example, grouped by tool."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name="toolproof conform",
+        tests=str(len(outcomes)),
+        failures=str(sum(1 for o in outcomes if not o.passed)),
+        time=f"{sum(o.seconds for o in outcomes):.3f}",
+    )
+    for outcome in outcomes:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=outcome.tool, name=outcome.example, time=f"{outcome.seconds:.3f}"
+        )
+        if not outcome.passed:
+            ElementTree.SubElement(case, "failure", message=outcome.detail[:500]).text = outcome.detail
+    ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
