@@ -13,8 +13,9 @@ import pytest
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import MAX_RESULT_BYTES, Runtime
 from toolproof.runtime.errors import INTERNAL_ERROR, RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError
+from toolproof.runtime.json_writer import json_bytes
 from toolproof.runtime.registry import BoundTool
-from toolproof.runtime.result import ToolResult, json_bytes
+from toolproof.runtime.result import ToolResult
 from toolproof.runtime.spec import ToolSpec
 
 INTERNAL_SENTENCE = STANDARD_ERRORS[INTERNAL_ERROR].message

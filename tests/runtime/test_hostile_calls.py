@@ -26,8 +26,9 @@ import orjson
 import pytest
 
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.json_writer import json_bytes
 from toolproof.runtime.registry import bind
-from toolproof.runtime.result import ToolResult, json_bytes
+from toolproof.runtime.result import ToolResult
 from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS, McpServer, serve_stdio
 from toolproof.runtime.serve.transparency import call_line, result_line
 from toolproof.runtime.spec import load_specs

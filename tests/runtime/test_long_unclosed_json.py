@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.asgi import post_bytes
-from toolproof.runtime.result import JsonBeyondLimits, json_value
+from toolproof.runtime.json_reader import JsonBeyondLimits, json_value
 from toolproof.runtime.serve.http import HttpApp
 from toolproof.runtime.toolbox import builtin_runtime
 

@@ -17,16 +17,16 @@ import pytest
 
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.registry import BoundTool
-from toolproof.runtime.result import (
+from toolproof.runtime.json_reader import (
     MAX_INT_DIGITS,
     MAX_JSON_DEPTH,
     JsonBeyondLimits,
     Unreadable,
     _read_bounded,
-    json_bytes,
     json_value,
 )
+from toolproof.runtime.json_writer import json_bytes
+from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.serve.mcp import (
     ERROR_META_KEY,
     HANDSHAKE_VERSIONS,

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RESPONSE_TOO_LARGE
+from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.registry import BoundTool
-from toolproof.runtime.result import json_bytes, json_size
 from toolproof.runtime.spec import ToolSpec
 
 _SPECIAL = st.sampled_from(['"', "\\", "\x00", "\x1f", "\x7f", "\u2028", "é", "😀"])

@@ -7,7 +7,7 @@ handler raises, escapes as an exception.
 Every result can be written by every transport: arguments holding a lone
 surrogate (text UTF-8 cannot carry), or valid JSON beyond what the reader holds
 (an integer of more than 4300 digits, a number beyond a float's range, nesting
-deeper than 1024; see ``result.json_value``), are refused as
+deeper than 1024; see ``json_reader.json_value``), are refused as
 ``invalid_arguments`` naming where; a lone surrogate that a handler puts in its output, a message or a text
 (a file name read from disk, say) becomes U+FFFD; an output that is not JSON at
 all is ``internal_error``; and a result larger than ``max_result_bytes`` is
@@ -47,19 +47,13 @@ from toolproof.runtime.errors import (
     ToolError,
     shown,
 )
+from toolproof.runtime.json_reader import JsonBeyondLimits, Unreadable, json_value
+from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
 from toolproof.runtime.printable import encodable, encodable_json, printable, printable_block
 from toolproof.runtime.registry import BoundTool, bind
-from toolproof.runtime.result import (
-    ErrorInfo,
-    JsonBeyondLimits,
-    ToolResult,
-    Unreadable,
-    json_bytes,
-    json_size,
-    json_value,
-)
+from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.template import Template
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
@@ -111,7 +105,7 @@ def _unwritable(value: Any) -> str | None:
     """Where in ``value`` a string (or a property name) holds a lone surrogate, or JSON too large was, as a message.
 
     None if nowhere. An ``Unreadable`` is what a transport's reader put in place of valid JSON beyond its
-    bounds (``toolproof.runtime.result``): a number too long or too large, nesting too deep. Nesting deeper
+    bounds (``toolproof.runtime.json_reader``): a number too long or too large, nesting too deep. Nesting deeper
     than ``MAX_ARGUMENT_DEPTH`` is refused too. A loop, not a recursion: a transport reads nesting 1024 deep.
     """
     # (value, its depth, its path, its path's first step, the property name it is under or None), in document order
