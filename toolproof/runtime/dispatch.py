@@ -47,6 +47,7 @@ from toolproof.runtime.errors import (
     ToolError,
     shown,
 )
+from toolproof.runtime.json_paths import key_step, shown_path
 from toolproof.runtime.json_reader import JsonBeyondLimits, Unreadable, json_value
 from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.logs import log_failure
@@ -77,7 +78,6 @@ TIMEOUT_WORKERS = 4
 """Handlers of tools with a ``timeout`` that may run at once, timed-out ones still running included."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_PLAIN_KEY = re.compile("[a-zA-Z][a-zA-Z0-9_]*")
 _UNKNOWN = Template(STANDARD_ERRORS[UNKNOWN_TOOL].message)
 _DEFAULT_ERROR_RENDER = Template("ERROR: {message}")
 
@@ -87,16 +87,6 @@ class _BadArguments(Exception):
         self.detail = detail
 
 
-def _key_path(path: str, key: str) -> str:
-    """``path`` extended by one property, in the JSON-path grammar of validation messages."""
-    if _PLAIN_KEY.fullmatch(key):
-        return f"{path}.{key}"
-    quoted = printable(key).replace("'", "\\'")
-    return f"{path}['{quoted}']"
-
-
-_LONG_PATH = 200
-"""A path longer than this is named by its first step in a message (nesting 1000 deep is not worth spelling out)."""
 MAX_ARGUMENT_DEPTH = 512
 """Arguments nested deeper are refused: validators (and their explanations) recurse, and would fail at ~1000."""
 
@@ -112,7 +102,7 @@ def _unwritable(value: Any) -> str | None:
     todo: list[tuple[Any, int, str, str, Any]] = [(value, 0, "$", "$", None)]
     while todo:
         item, depth, path, top, key = todo.pop()
-        shown = path if len(path) <= _LONG_PATH else top
+        shown = shown_path(path, top)
         if depth > MAX_ARGUMENT_DEPTH:
             return f"{top}: nested more than {MAX_ARGUMENT_DEPTH} levels deep"
         if isinstance(key, str) and _SURROGATE.search(key) is not None:
@@ -125,7 +115,7 @@ def _unwritable(value: Any) -> str | None:
         elif isinstance(item, Unreadable):
             return f"{shown}: {item.what}"
         elif isinstance(item, Mapping):
-            steps = [(v, _key_path(path, str(k)), k) for k, v in item.items()]
+            steps = [(v, path + key_step(str(k)), k) for k, v in item.items()]
             todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
         elif isinstance(item, list | tuple):
             steps = [(v, f"{path}[{index}]", None) for index, v in enumerate(item)]

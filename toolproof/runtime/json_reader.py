@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolproof.runtime.printable import printable
+from toolproof.runtime.json_paths import LONG_PATH, key_step, shown_path
 
 __all__ = ["MAX_INT_DIGITS", "MAX_JSON_DEPTH", "JsonBeyondLimits", "Unreadable", "json_value"]
 
@@ -185,9 +185,6 @@ _scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = json.decoder.s
 """The standard library's reader of one JSON string (in C), from after its opening quote."""
 _WHITE: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_PLAIN_KEY: Final = re.compile("[a-zA-Z][a-zA-Z0-9_]*")
-_LONG_PATH: Final = 200
-"""A path longer than this is shortened to its first step in a message."""
 _TOO_DEEP: Final = f"nested more than {MAX_JSON_DEPTH} levels deep"
 _TOO_LONG: Final = f"a number with more than {MAX_INT_DIGITS} digits"
 _SLOW_READ_LIMIT: Final = 64 * 1024
@@ -240,7 +237,7 @@ def _first_mark(value: Any) -> str:
                 step, link = link
                 steps.append(step)
             path = "$" + "".join(reversed(steps))
-            return f"{path if len(path) <= _LONG_PATH else '$'}: {item.what}"
+            return f"{shown_path(path, '$')}: {item.what}"
         if isinstance(item, dict):
             if not _PLAIN.issuperset(map(type, item.values())):  # else leaves only, none unreadable (C loops)
                 inner = [(k, v) for k, v in item.items() if type(v) not in _PLAIN]
@@ -255,10 +252,7 @@ def _step(container: Any, key: Any) -> str:
     """One step of a JSON path: ``.key``, ``['odd key']`` or ``[3]``."""
     if isinstance(container, list):
         return f"[{len(container)}]"
-    if _PLAIN_KEY.fullmatch(key):
-        return f".{key}"
-    quoted = printable(key).replace("'", "\\'")
-    return f"['{quoted}']"
+    return key_step(key)
 
 
 def _read_bounded(data: str | bytes) -> tuple[Any, str | None]:
@@ -290,7 +284,7 @@ def _read_bounded(data: str | bytes) -> tuple[Any, str | None]:
         if problem is None:
             steps = [_step(container, key) for container, key, _ in stack]
             path = "$" + "".join(steps)
-            if first_step or len(path) > _LONG_PATH:
+            if first_step or len(path) > LONG_PATH:
                 path = "$" + "".join(steps[:1])
             problem = f"{path}: {what}"
         return Unreadable(what)
