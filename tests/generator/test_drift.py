@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from toolproof import __version__
 from toolproof.cli import cli
 from toolproof.generator import load_project
-from toolproof.generator.render import Drift, GeneratedFolderError, is_stamped, write_all
+from toolproof.generator.drift import Drift, is_stamped
+from toolproof.generator.writer import GeneratedFolderError, write_all
 
 CASE = Path(__file__).parent / "cases" / "minimal"
 

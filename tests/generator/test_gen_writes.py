@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from toolproof.cli import cli
 from toolproof.generator import cli as generator_cli
 from toolproof.generator import load_project
-from toolproof.generator.render import Drift, write_all
+from toolproof.generator.drift import Drift
+from toolproof.generator.writer import write_all
 
 CASE = Path(__file__).parent / "cases" / "minimal"
 CONTRACT = "generated/contracts/echo.json"

@@ -10,7 +10,7 @@ import pytest
 
 from toolproof.generator import load_project
 from toolproof.generator import render as render_module
-from toolproof.generator.render import dump_json, dump_json_stdlib
+from toolproof.generator.jsontext import dump_json, dump_json_stdlib
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())

@@ -10,10 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolproof.generator.drift import Drift
     from toolproof.generator.model import Contract
     from toolproof.generator.problems import Level, Problem
     from toolproof.generator.project import Project, load_project
-    from toolproof.generator.render import Drift
 
 __all__ = ["Contract", "Drift", "Level", "Problem", "Project", "__version__", "load_project"]
 
@@ -21,7 +21,7 @@ from toolproof import __version__
 
 _HOMES = {
     "Contract": "toolproof.generator.model",
-    "Drift": "toolproof.generator.render",
+    "Drift": "toolproof.generator.drift",
     "Level": "toolproof.generator.problems",
     "Problem": "toolproof.generator.problems",
     "Project": "toolproof.generator.project",

@@ -233,7 +233,7 @@ def _gen(config: ProjectConfig, *, check: bool, strict_export: bool) -> None:
 
 def _write(loaded: Project, config: ProjectConfig) -> list[str]:
     """Bring the generated folder up to date; warn of the strangers kept, exit 1 when one is in the way."""
-    from toolproof.generator.render import GeneratedFolderError
+    from toolproof.generator.writer import GeneratedFolderError
 
     try:
         changes, drift = loaded.write_checked()

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from toolproof.generator.artifacts import json_schemas, vectors
 from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.jsontext import dump_json
 from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract, HostEnums
-from toolproof.generator.render import dump_json, render_docs
+from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import typescript_declarations
 
 __all__ = ["export_text", "host_enums"]

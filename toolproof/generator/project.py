@@ -14,14 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolproof.generator.checks import check_source, check_together
+from toolproof.generator.drift import Drift
 from toolproof.generator.exports import DEFINITION_FORMATS, Exported
+from toolproof.generator.layout import Layout
 from toolproof.generator.losses import AcceptedLoss, Loss, accepted_losses, settings_mark
 from toolproof.generator.model import Contract, build_contract
 from toolproof.generator.naming import tool_files
 from toolproof.generator.openapi import api_info
 from toolproof.generator.problems import Level, Problem, rule
-from toolproof.generator.render import Drift, Layout, export_all, losses_of, render_all, write_all
+from toolproof.generator.render import export_all, losses_of, render_all
 from toolproof.generator.source import Interned, Source, load_source
+from toolproof.generator.writer import write_all
 from toolproof.runtime.project import (
     CONFIG_FILES,
     ProjectConfig,

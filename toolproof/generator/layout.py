@@ -1,0 +1,28 @@
+"""Where a project's generated files go, and how they name themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolproof.generator.openapi import ApiInfo
+
+__all__ = ["GENERATED", "Layout"]
+
+GENERATED = "generated"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a project's generated files go and how they name themselves."""
+
+    folder: str = GENERATED
+    """The generated folder, relative to the project (POSIX)."""
+    package: str = GENERATED
+    """Its import name."""
+    command: str = "toolproof gen"
+    """The command that regenerates it, named in every header."""
+    api: ApiInfo | None = None
+    """The project's title and version for the OpenAPI document (``openapi.api_info``).
+
+    None, from a caller that knows no project: ``toolproof tools`` and toolproof's own version.
+    """
