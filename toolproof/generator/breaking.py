@@ -200,6 +200,25 @@ def _either(count: int, one: str, many: str) -> str:
     return one if count == 1 else many
 
 
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a pair of nodes stands as the comparison walks down to it."""
+
+    path: JsonPath
+    """Its path in the new contract."""
+    name: str
+    """The field it is, dotted (``a.b[]``); '' for the schema's root."""
+    classes: tuple[str, str]
+    """The class a generated TypedDict takes for it, before and after."""
+    seen: frozenset[str] = frozenset()
+    """The pairs of refs already followed on the way: a recursive schema is compared once."""
+    depth: int = 0
+
+    def child(self, steps: JsonPath, name: str, classes: tuple[str, str]) -> _Place:
+        """A node under this one, ``steps`` further down."""
+        return _Place((*self.path, *steps), name, classes, self.seen, self.depth + 1)
+
+
 class _Schemas:
     """One side (input or output) of a contract pair, compared node by node."""
 
@@ -212,7 +231,7 @@ class _Schemas:
         self.classes = (f"{old.prefix}{side.title()}", f"{new.prefix}{side.title()}")
 
     def run(self) -> None:
-        self.node(self.old_root, self.new_root, (self.side,), "", self.classes, frozenset(), 0)
+        self.node(self.old_root, self.new_root, _Place((self.side,), "", self.classes))
 
     def add(self, rule: str, path: JsonPath, message: str) -> None:
         self.out.append(_Change(rule, path, message))
@@ -272,45 +291,32 @@ class _Schemas:
         """A schema as text, refs inlined and the text the model reads dropped: what a union branch is keyed by."""
         return json.dumps(self.expand(root, node, docs=False), sort_keys=True)
 
-    def node(
-        self,
-        old_node: Any,
-        new_node: Any,
-        path: JsonPath,
-        name: str,
-        classes: tuple[str, str],
-        seen: frozenset[str],
-        depth: int,
-    ) -> None:
-        old, _, old_refs = self.resolve(self.old_root, old_node, path)
-        new, path, new_refs = self.resolve(self.new_root, new_node, path)
+    def node(self, old_node: Any, new_node: Any, at: _Place) -> None:
+        old, _, old_refs = self.resolve(self.old_root, old_node, at.path)
+        new, path, new_refs = self.resolve(self.new_root, new_node, at.path)
         visit = f"{' '.join(old_refs)}|{' '.join(new_refs)}"
-        if depth > _MAX_DEPTH or ((old_refs or new_refs) and visit in seen):
+        if at.depth > _MAX_DEPTH or ((old_refs or new_refs) and visit in at.seen):
             return
         if old == new and self.expand(self.old_root, old, old_refs) == self.expand(self.new_root, new, new_refs):
             return  # the same text, and the same down to the definitions its refs reach
-        seen = seen | {visit}
-        classes = (_ref_class(old_refs, classes[0]), _ref_class(new_refs, classes[1]))
-        self.docs(old, new, path, name)
-        if self.unions(old, new, path, name, classes, seen, depth):
+        classes = (_ref_class(old_refs, at.classes[0]), _ref_class(new_refs, at.classes[1]))
+        at = _Place(path, at.name, classes, at.seen | {visit}, at.depth)
+        self.docs(old, new, at)
+        if self.unions(old, new, at):
             return
         old_types, new_types = _types(old), _types(new)
-        self.types(old_types, new_types, path, name)
+        self.types(old_types, new_types, at)
         if not _overlap(old_types, new_types):
             return  # no type in common: the type change says it all
-        self.enums(old, new, path, name)
-        self.bounds(old, new, path, name)
+        self.enums(old, new, at)
+        self.bounds(old, new, at)
         if _allows(old_types, "object") and _allows(new_types, "object"):
-            self.objects(old, new, path, name, classes, seen, depth)
+            self.objects(old, new, at)
         if _allows(old_types, "array") and _allows(new_types, "array") and ("items" in old or "items" in new):
-            items = (f"{classes[0]}Item", f"{classes[1]}Item")
-            self.node(old.get("items"), new.get("items"), (*path, "items"), f"{name}[]", items, seen, depth + 1)
+            items = at.child(("items",), f"{at.name}[]", (f"{classes[0]}Item", f"{classes[1]}Item"))
+            self.node(old.get("items"), new.get("items"), items)
         handled = _HANDLED
-        if (
-            _allows(old_types, "array")
-            and _allows(new_types, "array")
-            and self.tuples(old, new, path, name, classes, seen, depth)
-        ):
+        if _allows(old_types, "array") and _allows(new_types, "array") and self.tuples(old, new, at):
             handled |= {"prefixItems"}
         others = sorted(
             k
@@ -320,10 +326,10 @@ class _Schemas:
         )
         if others:
             keywords = f"{_either(len(others), 'keyword', 'keywords')} {_listing(others)}"
-            self.add("WIRE_KEYWORD_CHANGED", path, f"{self.who(name)} {keywords} changed; not compared in detail")
+            self.add("WIRE_KEYWORD_CHANGED", path, f"{self.who(at.name)} {keywords} changed; not compared in detail")
 
-    def docs(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> None:
-        who = self.who(name)
+    def docs(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> None:
+        who, path = self.who(at.name), at.path
         for key in ("title", "description"):
             if old.get(key) != new.get(key):
                 self.add("MODEL_FIELD_DESCRIPTION_CHANGED", (*path, key), f"{who} {key} changed")
@@ -342,16 +348,7 @@ class _Schemas:
         parts = {self.canonical(root, b): _schema(b) for k in kinds for b in node[k]}
         return "/".join(kinds), parts
 
-    def unions(
-        self,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        path: JsonPath,
-        name: str,
-        classes: tuple[str, str],
-        seen: frozenset[str],
-        depth: int,
-    ) -> bool:
+    def unions(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> bool:
         """Compare anyOf/oneOf/allOf conservatively; True when a union makes the rest of the node moot.
 
         A changed branch that pairs with one of the other side (``_Schemas.pairs``) is compared in detail,
@@ -368,20 +365,20 @@ class _Schemas:
             pairs = self.pairs(old_list, new_list)
             start = len(self.out)
             for i, j in pairs:
-                branch = (f"{classes[0]}{i + 1}", f"{classes[1]}{j + 1}")
-                self.node(old_list[i], new_list[j], (*path, new_kind, j), name, branch, seen, depth + 1)
+                branch = (f"{at.classes[0]}{i + 1}", f"{at.classes[1]}{j + 1}")
+                self.node(old_list[i], new_list[j], at.child((new_kind, j), at.name, branch))
             if old_kind == "oneOf" and self.request and any(_widens(c.rule) for c in self.out[start:]):
-                self.overlap(new_list, (*path, new_kind), name)
+                self.overlap(new_list, (*at.path, new_kind), at.name)
             for i, j in pairs:
                 old_parts.pop(self.canonical(self.old_root, old_list[i]), None)
                 new_parts.pop(self.canonical(self.new_root, new_list[j]), None)
             if old_parts.keys() == new_parts.keys():
                 return False  # every change was in a branch compared in detail
         kind = new_kind or old_kind
-        where = (*path, kind) if kind in new else path
+        where = (*at.path, kind) if kind in new else at.path
         added = [self.describe(self.new_root, v) for k, v in new_parts.items() if k not in old_parts]
         removed = [self.describe(self.old_root, v) for k, v in old_parts.items() if k not in new_parts]
-        who, union = self.who(name), self.rule("UNION_CHANGED")
+        who, union = self.who(at.name), self.rule("UNION_CHANGED")
         comparable = "allOf" not in f"{old_kind}/{new_kind}" and (not old_kind or not new_kind or old_kind == new_kind)
         if comparable and not removed:
             branches = f"new {kind} {_either(len(added), 'branch', 'branches')}"
@@ -469,10 +466,10 @@ class _Schemas:
     def rule(self, suffix: str) -> str:
         return f"WIRE_{self.side.upper()}_{suffix}"
 
-    def types(self, old: tuple[str, ...] | None, new: tuple[str, ...] | None, path: JsonPath, name: str) -> None:
+    def types(self, old: tuple[str, ...] | None, new: tuple[str, ...] | None, at: _Place) -> None:
         if old == new:
             return
-        who, where = self.who(name), (*path, "type")
+        who, where = self.who(at.name), (*at.path, "type")
         lost = "any type" if old is None else " or ".join(t for t in old if not _covered(t, new))
         gained = "any type" if new is None else " or ".join(t for t in new if not _covered(t, old))
         was = " or ".join(old) if old else "any type"
@@ -494,12 +491,12 @@ class _Schemas:
         elif lost:
             self.add("WIRE_OUTPUT_TYPE_NARROWED", where, f"{who} is no longer {lost}")
 
-    def enums(self, old_node: Mapping[str, Any], new_node: Mapping[str, Any], path: JsonPath, name: str) -> None:
+    def enums(self, old_node: Mapping[str, Any], new_node: Mapping[str, Any], at: _Place) -> None:
         old, new = _values(old_node), _values(new_node)
         if (old is None) == (new is None) and _keys(old or []) == _keys(new or []):
             return
-        who = self.who(name)
-        where = (*path, "const" if "const" in new_node else "enum")
+        who = self.who(at.name)
+        where = (*at.path, "const" if "const" in new_node else "enum")
         old_keys, new_keys = _keys(old or []), _keys(new or [])
         removed = [] if old is None or new is None else [v for v in old if _key(v) not in new_keys]
         added = [] if old is None or new is None else [v for v in new if _key(v) not in old_keys]
@@ -526,8 +523,8 @@ class _Schemas:
         if removed:
             self.add(narrowed, where, f"{who} is no longer {_listing(removed)}")
 
-    def bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], path: JsonPath, name: str) -> None:
-        who = self.who(name)
+    def bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> None:
+        who, path = self.who(at.name), at.path
         for key in (*_MINIMA, *_MAXIMA):
             before, after = _number(old.get(key)), _number(new.get(key))
             if before == after:
@@ -575,23 +572,14 @@ class _Schemas:
         else:
             self.add(self.rule("CONSTRAINT_LOOSENED"), where, f"{message}; {_UNEXPECTED}")
 
-    def objects(
-        self,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        path: JsonPath,
-        name: str,
-        classes: tuple[str, str],
-        seen: frozenset[str],
-        depth: int,
-    ) -> None:
+    def objects(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> None:
         old_props, new_props = _mapping(old.get("properties")), _mapping(new.get("properties"))
         old_required, new_required = list(old.get("required", ())), list(new.get("required", ()))
         closed = new.get("additionalProperties") is False
         for key in old_props:
             if key in new_props:
                 continue
-            field, where = self.who(_join(name, key)), (*path, "properties")
+            field, where = self.who(_join(at.name, key)), (*at.path, "properties")
             if not self.request:
                 self.add("WIRE_OUTPUT_FIELD_REMOVED", where, f"{field} was removed; readers that use it break")
             elif closed:
@@ -602,7 +590,9 @@ class _Schemas:
                 message += ", but nothing declares it any more"
                 self.add("WIRE_INPUT_FIELD_IGNORED", where, message)
         for key in new_props:
-            field, where = self.who(_join(name, key)), (*path, "properties", key)
+            classes = (class_name(at.classes[0], key), class_name(at.classes[1], key))
+            inner = at.child(("properties", key), _join(at.name, key), classes)
+            field, where = self.who(inner.name), inner.path
             if key not in old_props:
                 if not self.request:
                     self.add("WIRE_OUTPUT_FIELD_ADDED", where, f"{field} was added")
@@ -613,42 +603,31 @@ class _Schemas:
                     self.add("WIRE_INPUT_FIELD_ADDED", where, f"optional {field} was added")
                 continue
             if key in new_required and key not in old_required:
-                at = (*path, "required", new_required.index(key))
+                required = (*at.path, "required", new_required.index(key))
                 if self.request:
                     message = f"{field} is now required; callers that leave it out are refused"
-                    self.add("WIRE_INPUT_FIELD_REQUIRED", at, message)
+                    self.add("WIRE_INPUT_FIELD_REQUIRED", required, message)
                 else:
-                    self.add("WIRE_OUTPUT_FIELD_REQUIRED", at, f"{field} is now always present")
+                    self.add("WIRE_OUTPUT_FIELD_REQUIRED", required, f"{field} is now always present")
             elif key in old_required and key not in new_required:
                 if self.request:
                     self.add("WIRE_INPUT_FIELD_OPTIONAL", where, f"{field} is now optional")
                 else:
                     message = f"{field} is now optional; readers that expect it always break"
                     self.add("WIRE_OUTPUT_FIELD_OPTIONAL", where, message)
-            inner = (class_name(classes[0], key), class_name(classes[1], key))
-            self.code(old_props[key], new_props[key], where, _join(name, key), inner)
-            self.node(old_props[key], new_props[key], where, _join(name, key), inner, seen, depth + 1)
-        self.extra(old, new, path, name, classes, seen, depth)
+            self.code(old_props[key], new_props[key], inner)
+            self.node(old_props[key], new_props[key], inner)
+        self.extra(old, new, at)
 
-    def extra(
-        self,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        path: JsonPath,
-        name: str,
-        classes: tuple[str, str],
-        seen: frozenset[str],
-        depth: int,
-    ) -> None:
+    def extra(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> None:
         """additionalProperties: closed (false), open (absent or true) or a schema for the values of a map."""
         before, after = old.get("additionalProperties", True), new.get("additionalProperties", True)
         if (before is False) == (after is False):
             if before is not False:  # the values of a map, compared as any schema is (node returns when equal)
-                values = (f"{classes[0]}Value", f"{classes[1]}Value")
-                where = (*path, "additionalProperties")
-                self.node(before, after, where, _join(name, "*"), values, seen, depth + 1)
+                values = (f"{at.classes[0]}Value", f"{at.classes[1]}Value")
+                self.node(before, after, at.child(("additionalProperties",), _join(at.name, "*"), values))
             return
-        who, where = self.who(name), (*path, "additionalProperties")
+        who, where = self.who(at.name), (*at.path, "additionalProperties")
         if self.request and after is False:
             message = f"{who} no longer takes extra keys; callers that send them are refused"
             self.add("WIRE_INPUT_CLOSED", where, message)
@@ -660,32 +639,23 @@ class _Schemas:
             message = f"{who} may now carry extra keys; readers that refuse unknown keys break"
             self.add("WIRE_OUTPUT_OPENED", where, message)
 
-    def tuples(
-        self,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        path: JsonPath,
-        name: str,
-        classes: tuple[str, str],
-        seen: frozenset[str],
-        depth: int,
-    ) -> bool:
+    def tuples(self, old: Mapping[str, Any], new: Mapping[str, Any], at: _Place) -> bool:
         """prefixItems of one length, compared place by place (True); another length is left to WIRE_KEYWORD_CHANGED."""
         before, after = old.get("prefixItems"), new.get("prefixItems")
         if not isinstance(before, list) or not isinstance(after, list) or len(before) != len(after):
             return False
         for i, (was, now) in enumerate(zip(before, after, strict=True)):
-            items = (f"{classes[0]}Item{i}", f"{classes[1]}Item{i}")
-            self.node(was, now, (*path, "prefixItems", i), f"{name}[{i}]", items, seen, depth + 1)
+            items = (f"{at.classes[0]}Item{i}", f"{at.classes[1]}Item{i}")
+            self.node(was, now, at.child(("prefixItems", i), f"{at.name}[{i}]", items))
         return True
 
-    def code(self, old: Any, new: Any, where: JsonPath, name: str, classes: tuple[str, str]) -> None:
+    def code(self, old: Any, new: Any, at: _Place) -> None:
         """The Python annotation a generated TypedDict gives this field, before and after."""
-        before = TypeBuilder(self.old_root).annotation(old, classes[0])
-        after = TypeBuilder(self.new_root).annotation(new, classes[1])
+        before = TypeBuilder(self.old_root).annotation(old, at.classes[0])
+        after = TypeBuilder(self.new_root).annotation(new, at.classes[1])
         if before != after:
-            message = f"the generated annotation of {self.who(name)} changes: {before} → {after}"
-            self.add("CODE_FIELD_TYPE_CHANGED", where, message)
+            message = f"the generated annotation of {self.who(at.name)} changes: {before} → {after}"
+            self.add("CODE_FIELD_TYPE_CHANGED", at.path, message)
 
 
 def _ref_class(refs: tuple[str, ...], current: str) -> str:
