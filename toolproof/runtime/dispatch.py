@@ -37,6 +37,7 @@ import orjson
 from toolproof.runtime.coercion import coerce_integers
 from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
 from toolproof.runtime.errors import (
+    DEFAULT_ERROR_TEXT,
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
     RESPONSE_TOO_LARGE,
@@ -56,7 +57,6 @@ from toolproof.runtime.printable import encodable, encodable_json, printable, pr
 from toolproof.runtime.registry import BoundTool, bind
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
-from toolproof.runtime.template import Template
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
@@ -78,8 +78,6 @@ TIMEOUT_WORKERS = 4
 """Handlers of tools with a ``timeout`` that may run at once, timed-out ones still running included."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_UNKNOWN = Template(STANDARD_ERRORS[UNKNOWN_TOOL].message)
-_DEFAULT_ERROR_RENDER = Template("ERROR: {message}")
 
 
 class _BadArguments(Exception):
@@ -352,9 +350,10 @@ class Runtime:
         """
         tool = self._tools.get(name)
         if tool is None:
-            message = _UNKNOWN.render({"tool": name, "available": ", ".join(self._tools) or "none"})
-            error = ErrorInfo(UNKNOWN_TOOL, encodable(message), STANDARD_ERRORS[UNKNOWN_TOOL].hint)
-            return ToolResult(encodable(name), None, error, _DEFAULT_ERROR_RENDER.render({"message": error.message}))
+            unknown = STANDARD_ERRORS[UNKNOWN_TOOL]
+            message = unknown.render({"tool": name, "available": ", ".join(self._tools) or "none"})
+            error = ErrorInfo(UNKNOWN_TOOL, encodable(message), unknown.hint)
+            return ToolResult(encodable(name), None, error, DEFAULT_ERROR_TEXT.render({"message": error.message}))
         result, output_size = self._run(tool, arguments, session)
         text = result.text
         if result.error is None and text.isascii() and len(text) + output_size <= self.max_result_bytes:
@@ -456,7 +455,7 @@ class Runtime:
         try:
             text = spec.render_error.render(values, error.to_dict())
         except (KeyError, TypeError, ValueError, RecursionError):  # a missing or unwritable parameter
-            text = _DEFAULT_ERROR_RENDER.render(values)
+            text = DEFAULT_ERROR_TEXT.render(values)
         if spec.render_error_output is not None:
             error = replace(error, output=_error_output(spec.name, spec.render_error_output, error, params, args))
         return ToolResult(spec.name, None, error, text)

@@ -20,10 +20,13 @@ message is a fixed sentence: no traceback and no host path ever reaches a model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
+from toolproof.runtime.template import Template
+
 __all__ = [
+    "DEFAULT_ERROR_TEXT",
     "INTERNAL_ERROR",
     "INVALID_ARGUMENTS",
     "MAX_SHOWN_CHARS",
@@ -51,8 +54,22 @@ class StandardError:
     """A catalogue entry that the runtime itself produces."""
 
     message: str
+    """Its message, a ``Template`` source: ``{name}`` placeholders filled from the error's params."""
     hint: str
     status: int
+    template: Template = field(init=False, repr=False, compare=False)
+    """``message`` parsed once, as a contract's messages are."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "template", Template(self.message))
+
+    def render(self, params: Mapping[str, object]) -> str:
+        """The message with its placeholders filled from ``params`` (``Template``'s grammar).
+
+        Raises:
+            KeyError: a placeholder names a key that ``params`` lacks.
+        """
+        return self.template.render(params)
 
 
 STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
@@ -83,6 +100,9 @@ STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
     ),
 }
 """Codes every contract inherits, with their message templates."""
+
+DEFAULT_ERROR_TEXT: Final = Template("ERROR: {message}")
+"""What the model reads for an error when its tool's ``render.error`` cannot be used (or there is no tool)."""
 
 
 MAX_SHOWN_CHARS: Final = 256

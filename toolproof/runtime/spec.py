@@ -136,9 +136,7 @@ class ToolSpec:
         The standard errors are added to the catalogue, so every code a call
         can produce is found in ``errors``.
         """
-        errors = {
-            code: ErrorSpec(code, Template(std.message), std.hint, std.status) for code, std in STANDARD_ERRORS.items()
-        }
+        errors = {code: ErrorSpec(code, std.template, std.hint, std.status) for code, std in STANDARD_ERRORS.items()}
         for code, entry in data["errors"].items():
             errors[code] = ErrorSpec(code, Template(entry["message"]), entry.get("hint"), entry.get("status", 422))
         error_output = data["render"].get("error_output")
