@@ -22,7 +22,7 @@ from typing import Any
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.result import ToolResult
-from toolproof.runtime.serve.mcp import is_request_id
+from toolproof.runtime.serve.jsonrpc import is_request_id
 
 __all__ = [
     "INVALID_PARAMS",

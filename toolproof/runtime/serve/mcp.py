@@ -1,10 +1,4 @@
-"""An MCP server over stdio: newline-delimited JSON-RPC, our own small loop.
-
-Why not the official SDK: on this machine its stdio round trip is ~1.1 ms and
-importing it takes ~0.9 s, while a bare newline-JSON-RPC pipe answers in
-~80 µs; the loop here keeps within 2x of that floor and starts in well under
-150 ms (``make bench`` measures all three side by side). The SDK's client is
-the test peer.
+"""The MCP protocol core: one connection's (or a stateless host's) state, answering decoded messages.
 
 Protocol: the ``initialize`` handshake (revisions 2024-11-05 to 2025-11-25,
 negotiated) and the 2026-07-28 ``server/discover``; ``tools/list`` in a
@@ -25,8 +19,8 @@ revision has no handshake, each request says its version. Every other request
 gets an Invalid Request error.
 
 One protocol core serves both transports: ``McpServer.answer`` answers one
-decoded message; stdio (``serve_stdio``, here) and Streamable HTTP
-(``toolproof.runtime.serve.streamable``) only move bytes. A transport may tell
+decoded message (read and written as ``jsonrpc`` frames them); stdio
+(``serve_stdio``, in ``stdio``) and Streamable HTTP (``streamable``) only move bytes. A transport may tell
 ``answer`` which era a request belongs to (HTTP decides it from the
 ``MCP-Protocol-Version`` header); when it does not (stdio, HTTP without the
 header), a request whose ``_meta`` holds the version key is a 2026-07-28 one,
@@ -34,12 +28,8 @@ as the official SDKs read it (the key exists only in that revision's envelope),
 ``initialize`` excepted. A 2026-07-28 request must carry the whole envelope
 (protocol version and client capabilities, and a known logLevel if any, else
 -32602), and the methods that revision removed (``ping``,
-``logging/setLevel``) are not found there. An envelope naming another version
-gets -32022 whose ``supported`` lists the versions the envelope carries: a
-legacy revision named there is refused too, not served under the negotiated
-one, because the legacy revisions are negotiated by ``initialize`` and never
-named per request (a client retrying with a version from a list that held
-them would loop); the message says so. Every 2026-07-28 result carries
+``logging/setLevel``) are not found there; an envelope naming another version
+gets -32022 (``revisions``). Every 2026-07-28 result carries
 ``resultType`` and the server's info in ``_meta``; cacheable ones (``server/discover``,
 ``tools/list``) carry ``ttlMs`` and ``cacheScope``. A server built with
 ``handshake=False`` (HTTP, which keeps no sessions) serves 2025 requests
@@ -51,18 +41,7 @@ transport passes to ``answer``: progress only when the request carried a
 ``progressToken``, log messages only at or above the level the client asked for
 (``logging/setLevel`` on stdio; the ``_meta`` logLevel in 2026-07-28; on the
 stateless HTTP core, which cannot keep one client's level apart from another's,
-``STATELESS_LOG_LEVEL`` for every 2025 request). Once stdio reads
-``notifications/cancelled`` for a call, nothing more is sent for it.
-
-Request ids are strings or integers (JSON-RPC, MCP); a request with any other
-id is answered with Invalid Request and id null. Integers of up to 4,300
-digits (``result.MAX_INT_DIGITS``) stay exact both ways (the standard library
-reads and writes those orjson cannot). A line of valid JSON holding what no
-reader here holds (a longer integer, ``1e400``, nesting deeper than 1024) is
-still answered by its own id (``decode_message``): in a tool's arguments it is
-the tool's ``invalid_arguments`` naming where; a long line the reader gave up on
-whole that is not JSON at all (truncated, say) is still a parse error. No answer can
-stop the loop: one that cannot be encoded is replaced by a JSON-RPC internal error for its id.
+``STATELESS_LOG_LEVEL`` for every 2025 request).
 
 A batch's answers together are bounded as one result is (the runtime's
 ``max_result_bytes`` on stdio; what HTTP may have in flight, less, on
@@ -75,27 +54,57 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
-import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from types import MappingProxyType
-from typing import Any, BinaryIO, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
 from toolproof.runtime.logs import log_failure
-from toolproof.runtime.printable import encodable_json, is_encodable, printable
-from toolproof.runtime.result import JsonBeyondLimits, Unreadable, json_bytes, json_size, json_value
+from toolproof.runtime.printable import printable
+from toolproof.runtime.result import Unreadable
+from toolproof.runtime.serve.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MAX_BATCH,
+    MAX_MESSAGE_BYTES,
+    METHOD_NOT_FOUND,
+    answer_size,
+    decode_message,
+    encode_message,
+    error_response,
+    is_call,
+    is_request_id,
+    is_response,
+    result_response,
+)
+from toolproof.runtime.serve.revisions import (
+    BATCH_VERSIONS,
+    HANDSHAKE_VERSIONS,
+    LOG_LEVEL_META,
+    LOG_LEVELS,
+    MODERN_VERSIONS,
+    SERVER_INFO_META,
+    STATELESS_LOG_LEVEL,
+    SUPPORTED_VERSIONS,
+    VERSION_META,
+    envelope_problem,
+    level_problem,
+    meta_of,
+    unsupported_envelope,
+)
+from toolproof.runtime.serve.stdio import serve_stdio
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
 
 __all__ = [
     "ERROR_META_KEY",
     "HANDSHAKE_VERSIONS",
+    "MAX_BATCH",
     "MAX_MESSAGE_BYTES",
+    "MCP_EXPORT",
     "MODERN_VERSIONS",
     "STATELESS_LOG_LEVEL",
     "SUPPORTED_VERSIONS",
@@ -109,31 +118,12 @@ __all__ = [
 
 _log = logging.getLogger("toolproof.mcp")
 
-HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-MODERN_VERSIONS: Final = ("2026-07-28",)
-SUPPORTED_VERSIONS: Final = (*MODERN_VERSIONS, *reversed(HANDSHAKE_VERSIONS))
-"""Every revision served, newest first (``server/discover``, and -32022's ``supported``)."""
-BATCH_VERSIONS: Final = ("2025-03-26",)
-"""Revisions under which a client may send a JSON-RPC batch (an array), which the server must then receive:
-the one that added batching (2025-06-18 removed it)."""
-MAX_BATCH: Final = 64
-"""Messages in one batch, at most; a longer one is refused whole."""
-MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
-STDIO_WORKERS: Final = 8
-"""Tool calls a stdio connection runs at once."""
 LIST_TTL_MS: Final = 60_000
 ERROR_META_KEY: Final = "dev.toolproof/error"
 """Where an ``isError`` result carries the catalogued ``{code, message}``, its ``hint`` and ``output``."""
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-INTERNAL_ERROR = -32603
-HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32021, -32022
-_VERSION_META = "io.modelcontextprotocol/protocolVersion"
-_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
-_LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 _NO_PARAMS: Final[Mapping[str, Any]] = MappingProxyType({})
 _NOT_A_MESSAGE: Final = "Invalid Request: neither a request, a notification nor a response"
-_SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 _TOO_LARGE_IN_BATCH: Final = (
     "The result is too large to return in this batch: it takes more than the {room} bytes left of the batch's {limit}."
 )
@@ -146,55 +136,9 @@ _BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
 """Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
 _REMOVED_IN_2026: Final = frozenset({"initialize", "ping", "logging/setLevel"})
 """Methods a request known to be 2026-07-28 cannot call (that revision removed them)."""
-LOG_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-"""MCP (syslog) log levels, least severe first."""
-STATELESS_LOG_LEVEL: Final = LOG_LEVELS[0]
-"""The level of a 2025 request's log messages on a stateless core, which cannot keep a client's ``setLevel``:
-every message, as the official SDKs send when a session set no level (2025: clients MAY set one)."""
 
 Notify = Callable[[Mapping[str, Any]], None]
 """Where a transport takes the notifications one request produces (progress, log messages)."""
-
-
-def is_request_id(value: object) -> bool:
-    """Whether ``value`` may be a request id: a string or an integer (JSON-RPC 2.0, MCP; never null).
-
-    A string holding a lone surrogate is not one: it could not be echoed back as it came.
-    """
-    if isinstance(value, str):
-        return is_encodable(value)
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_call(message: Any) -> bool:
-    """Whether a decoded message is a ``tools/call`` request (one that runs a handler)."""
-    return isinstance(message, Mapping) and message.get("method") == "tools/call" and "id" in message
-
-
-def encode_batch(answers: list[dict[str, Any]]) -> bytes:
-    """A batch's responses as one JSON array (no line end), each encoded as ``encode_message`` does."""
-    return b"[" + b",".join(encode_message(answer).rstrip(b"\n") for answer in answers) + b"]"
-
-
-def encode_message(message: Mapping[str, Any]) -> bytes:
-    """A JSON-RPC message as one line of UTF-8 JSON; never raises.
-
-    Integers of any size are written exactly; a lone surrogate becomes U+FFFD;
-    a message that still cannot be JSON is replaced by an internal error for
-    its id (logged), so the connection lives on.
-    """
-    try:
-        return json_bytes(message) + b"\n"
-    except ValueError:
-        pass
-    try:
-        return json_bytes(encodable_json(message)) + b"\n"
-    except ValueError:
-        log_failure(_log, "an MCP answer cannot be encoded as JSON")
-    request_id = message.get("id")
-    answer = _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
-    return json_bytes(encodable_json(answer)) + b"\n"
-
 
 MCP_EXPORT: Final = "exports/mcp/all.json"
 """The generated package's MCP export: the ``tools/list`` entries of its contracts."""
@@ -293,55 +237,55 @@ class McpServer:
         if not isinstance(message, Mapping):
             if isinstance(message, list):
                 why = f"a batch (an array) is received only under protocol {', '.join(BATCH_VERSIONS)}"
-                return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
+                return error_response(None, INVALID_REQUEST, f"Invalid Request: {why}")
             if isinstance(message, Unreadable):  # a long text beyond the reader's bounds, read no further
-                return _error(None, INVALID_REQUEST, f"Invalid Request: the message holds {message.what}")
-            return _error(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object")
+                return error_response(None, INVALID_REQUEST, f"Invalid Request: the message holds {message.what}")
+            return error_response(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object")
         request_id = message.get("id")
         method = message.get("method")
         answer_id = request_id if is_request_id(request_id) else None
         if "method" not in message:
-            if _is_response(message):
+            if is_response(message):
                 return None  # a response to a request we never send
-            return _error(answer_id, INVALID_REQUEST, _NOT_A_MESSAGE)
+            return error_response(answer_id, INVALID_REQUEST, _NOT_A_MESSAGE)
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-            return _error(answer_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
+            return error_response(answer_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
         if "id" not in message:
             return None  # a notification: initialized, cancelled, ...
         if answer_id is None:
             if isinstance(request_id, Unreadable):  # valid JSON the reader would not hold, so it cannot be echoed
-                return _error(None, INVALID_REQUEST, f"Invalid Request: the request id is {request_id.what}")
-            return _error(None, INVALID_REQUEST, "the request id must be a string or an integer")
+                return error_response(None, INVALID_REQUEST, f"Invalid Request: the request id is {request_id.what}")
+            return error_response(None, INVALID_REQUEST, "the request id must be a string or an integer")
         params = message.get("params", _NO_PARAMS)
         if not isinstance(params, Mapping):  # null, an array, a number...: MCP's params are an object
-            return _error(request_id, INVALID_PARAMS, "Invalid params: params must be an object")
-        meta = _meta(params)
+            return error_response(request_id, INVALID_PARAMS, "Invalid params: params must be an object")
+        meta = meta_of(params)
         if modern is None:  # the version key exists only in the 2026-07-28 envelope: it makes a request one
-            modern = method != "initialize" and _VERSION_META in meta
+            modern = method != "initialize" and VERSION_META in meta
         if modern:
-            version = meta.get(_VERSION_META)
+            version = meta.get(VERSION_META)
             if isinstance(version, str) and version not in MODERN_VERSIONS:  # before the fields it may not know
-                return _unsupported_envelope(request_id, version)
-            problem = envelope_problem(params) or _level_problem(meta)
+                return unsupported_envelope(request_id, version)
+            problem = envelope_problem(params) or level_problem(meta)
             if problem is not None:
-                return _error(request_id, INVALID_PARAMS, problem)
+                return error_response(request_id, INVALID_PARAMS, problem)
         handler = self._methods.get(method)
         if handler is None or (modern and method in _REMOVED_IN_2026):
-            return _error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+            return error_response(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         # 2026-07-28 has no handshake: each request says its version.
         if not modern and method not in _BEFORE_INITIALIZE and self.handshake and not self.initialized:
-            return _error(
+            return error_response(
                 request_id,
                 INVALID_REQUEST,
                 f"the server is not initialized: send initialize before {method}, "
-                f"or carry _meta[{_VERSION_META!r}] (protocol {MODERN_VERSIONS[-1]})",
+                f"or carry _meta[{VERSION_META!r}] (protocol {MODERN_VERSIONS[-1]})",
             )
         try:
             request = _Request(request_id, params, notify or self.notify, session or self.session, modern)
             answer = handler(self, request)
         except Exception:  # a bug of ours: answer, log, keep serving
             log_failure(_log, "MCP %s failed", printable(str(method)))
-            return _error(request_id, INTERNAL_ERROR, "Internal error")
+            return error_response(request_id, INTERNAL_ERROR, "Internal error")
         if modern:
             self._complete(answer)
         if limit is not None and method == "tools/call":
@@ -358,7 +302,7 @@ class McpServer:
         if "result" in answer:
             result = answer["result"]
             result["resultType"] = "complete"
-            result.setdefault("_meta", {}).setdefault(_SERVER_INFO_META, self._info)
+            result.setdefault("_meta", {}).setdefault(SERVER_INFO_META, self._info)
 
     def answer_batch(
         self,
@@ -387,7 +331,7 @@ class McpServer:
         """
         if not messages or len(messages) > MAX_BATCH:
             why = "an empty batch" if not messages else f"a batch of more than {MAX_BATCH} messages"
-            return _error(None, INVALID_REQUEST, f"Invalid Request: {why}")
+            return error_response(None, INVALID_REQUEST, f"Invalid Request: {why}")
         answers = []
         used = 0
         """Bytes of the answers kept so far, as JSON (with a comma each)."""
@@ -397,11 +341,10 @@ class McpServer:
                 return None
             answer: dict[str, Any] | None
             if isinstance(message, list):
-                answer = _error(None, INVALID_REQUEST, "Invalid Request: a batch holds messages, not batches")
+                answer = error_response(None, INVALID_REQUEST, "Invalid Request: a batch holds messages, not batches")
             elif isinstance(message, Mapping) and message.get("method") == "initialize":
-                request_id = message.get("id")
-                answer_id = request_id if is_request_id(request_id) else None
-                answer = _error(answer_id, INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch")
+                why = "Invalid Request: initialize must not be part of a batch"
+                answer = error_response(message.get("id"), INVALID_REQUEST, why)  # its id cleaned
             else:
                 answer = self.answer(message, modern=False, notify=notify, session=session)
             if answer is not None:
@@ -411,7 +354,7 @@ class McpServer:
                         refused += bounded is not answer
                         answer = bounded
                     else:
-                        size = _answer_size(answer, limit)
+                        size = answer_size(answer, limit)
                     used += size + 1  # and a comma
                 answers.append(answer)
         if refused:
@@ -426,7 +369,7 @@ class McpServer:
 
         ``batch``: the bound of the whole batch the answer is part of (None for a request alone), for the message.
         """
-        size = _answer_size(answer, max(room, 0))
+        size = answer_size(answer, max(room, 0))
         if size <= room or "result" not in answer:  # a JSON-RPC error is as small as the request allows
             return answer, size
         params = message.get("params")
@@ -452,7 +395,8 @@ class McpServer:
         except (KeyError, TypeError, ValueError, RecursionError):  # the tool's template wants a param this has not
             text = _DEFAULT_ERROR_TEXT.format(**error)
         content = [{"type": "text", "text": text}]
-        refusal = _result(answer.get("id"), {"content": content, "isError": True, "_meta": {ERROR_META_KEY: error}})
+        payload = {"content": content, "isError": True, "_meta": {ERROR_META_KEY: error}}
+        refusal = result_response(answer.get("id"), payload)
         return refusal, len(encode_message(refusal)) - 1  # small: as large as its id at most
 
     @property
@@ -473,7 +417,7 @@ class McpServer:
             if not ok
         ]
         if missing:
-            return _error(request.id, INVALID_PARAMS, f"Invalid params: initialize needs {', '.join(missing)}")
+            return error_response(request.id, INVALID_PARAMS, f"Invalid params: initialize needs {', '.join(missing)}")
         version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
         if self.handshake:  # a stateless server keeps nothing between requests
             self.protocol_version = version
@@ -483,7 +427,7 @@ class McpServer:
             "capabilities": self._capabilities,
             "serverInfo": self._info,
         }
-        return _result(request.id, result)
+        return result_response(request.id, result)
 
     def _discover(self, request: _Request) -> dict[str, Any]:
         if not self._initialized and self.handshake:
@@ -492,14 +436,14 @@ class McpServer:
             "supportedVersions": list(SUPPORTED_VERSIONS),
             # 2026-07-28: no list_changed subscriptions; log messages per request (_meta logLevel), still declared
             "capabilities": {"tools": {}, "logging": {}},
-            "_meta": {_SERVER_INFO_META: self._info},
+            "_meta": {SERVER_INFO_META: self._info},
             "ttlMs": LIST_TTL_MS,
             "cacheScope": "public",  # the same for every caller
         }
-        return _result(request.id, result)
+        return result_response(request.id, result)
 
     def _ping(self, request: _Request) -> dict[str, Any]:
-        return _result(request.id, {})
+        return result_response(request.id, {})
 
     def _set_level(self, request: _Request) -> dict[str, Any]:
         """Set the level of the connection's log messages (a stdio connection: its one client).
@@ -513,10 +457,10 @@ class McpServer:
         """
         level = request.params.get("level")
         if level not in LOG_LEVELS:
-            return _error(request.id, INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
+            return error_response(request.id, INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
         if self.handshake:
             self.log_level = level
-        return _result(request.id, {})
+        return result_response(request.id, {})
 
     @property
     def modern(self) -> bool:
@@ -526,23 +470,23 @@ class McpServer:
     def _list_tools(self, request: _Request) -> dict[str, Any]:
         if request.params.get("cursor") is not None:  # null reads as no cursor, as many clients send it
             why = "this server sends every tool in one page and issues no cursors"
-            return _error(request.id, INVALID_PARAMS, f"Invalid params: unknown cursor ({why})")
+            return error_response(request.id, INVALID_PARAMS, f"Invalid params: unknown cursor ({why})")
         result: dict[str, Any] = {"tools": self._tools}
         if request.modern:
             # The list never changes while this server runs; it depends on this host's roots.
             result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private"})
-        return _result(request.id, result)
+        return result_response(request.id, result)
 
     def _call_tool(self, request: _Request) -> dict[str, Any]:
         request_id, params = request.id, request.params
         name = params.get("name")
         if not isinstance(name, str):
-            return _error(request_id, INVALID_PARAMS, "params.name must be a string")
+            return error_response(request_id, INVALID_PARAMS, "params.name must be a string")
         if name not in self._names:
-            return _error(request_id, INVALID_PARAMS, f"Unknown tool: {name}")
+            return error_response(request_id, INVALID_PARAMS, f"Unknown tool: {name}")
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, Mapping):
-            return _error(request_id, INVALID_PARAMS, "params.arguments must be an object")
+            return error_response(request_id, INVALID_PARAMS, "params.arguments must be an object")
         blocks: list[dict[str, Any]] = []
         with reporting(self._reporter(request, blocks)):
             result = self.runtime.call(name, arguments or {}, session=request.session)
@@ -553,15 +497,15 @@ class McpServer:
             # {code, message, hint?, output?}: the output not as structuredContent, which clients check
             # against the tool's outputSchema even with isError.
             payload["_meta"] = {ERROR_META_KEY: result.error.to_dict()}
-        return _result(request_id, payload)
+        return result_response(request_id, payload)
 
     def _reporter(self, request: _Request, blocks: list[dict[str, Any]]) -> Callable[[str, Mapping[str, Any]], None]:
         """What turns a handler's reports into this request's notifications, and its content blocks into ``blocks``."""
         notify = request.notify
-        meta = _meta(request.params)
+        meta = meta_of(request.params)
         token = meta.get("progressToken")
         if request.modern:
-            level = meta.get(_LOG_LEVEL_META)  # 2026-07-28: per request, and none when absent
+            level = meta.get(LOG_LEVEL_META)  # 2026-07-28: per request, and none when absent
         else:
             level = self.log_level
         floor = LOG_LEVELS.index(level) if level in LOG_LEVELS else None
@@ -603,252 +547,3 @@ class _Request:
         self.session = session
         self.modern = modern
         """Whether it is a 2026-07-28 request (its envelope checked)."""
-
-
-def envelope_problem(params: Mapping[str, Any]) -> str | None:
-    """What a 2026-07-28 request's ``_meta`` lacks (None when whole): the version and the client's capabilities."""
-    meta = params.get("_meta")
-    if not isinstance(meta, Mapping):
-        return "Invalid params: params._meta is required (protocol 2026-07-28)"
-    if not isinstance(meta.get(_VERSION_META), str):
-        return f"Invalid params: params._meta[{_VERSION_META!r}] is required"
-    if not isinstance(meta.get(_CAPABILITIES_META), Mapping):
-        return f"Invalid params: params._meta[{_CAPABILITIES_META!r}] is required (an object)"
-    return None
-
-
-def _level_problem(meta: Mapping[str, Any]) -> str | None:
-    """What is wrong with a 2026-07-28 request's logLevel (None when it has none, or a known one)."""
-    if _LOG_LEVEL_META in meta and meta[_LOG_LEVEL_META] not in LOG_LEVELS:
-        return f"Invalid params: params._meta[{_LOG_LEVEL_META!r}] must be one of {', '.join(LOG_LEVELS)}"
-    return None
-
-
-def _is_response(message: Mapping[str, Any]) -> bool:
-    """Whether a message without a method is a JSON-RPC response: an id, and a result or an error."""
-    return message.get("jsonrpc") == "2.0" and "id" in message and (("result" in message) != ("error" in message))
-
-
-def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A request's ``_meta`` (empty when it has none or it is not an object)."""
-    meta = params.get("_meta")
-    return meta if isinstance(meta, Mapping) else {}
-
-
-def _unsupported_envelope(request_id: Any, asked: str) -> dict[str, Any]:
-    """-32022 for a ``_meta`` envelope naming a version it cannot carry; ``supported`` lists those it can.
-
-    The envelope exists from 2026-07-28 on: a legacy revision (2025-11-25 and
-    before) is negotiated by ``initialize``, never named per request, so it is
-    not offered here to retry with (a client would loop), and the message says
-    where it belongs.
-    """
-    data = {"supported": list(MODERN_VERSIONS), "requested": asked}
-    message = f"Unsupported protocol version in params._meta: {printable(asked)}"
-    if asked in HANDSHAKE_VERSIONS:
-        message += f"; the envelope carries {', '.join(MODERN_VERSIONS)}, and {asked} is negotiated by initialize"
-    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, message, data)
-
-
-def _result(request_id: Any, result: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-def _answer_size(answer: Mapping[str, Any], limit: int) -> int:
-    """Bytes of ``answer`` as one line of JSON, line end aside; past ``limit``, at least ``limit + 1``.
-
-    Counted without writing it (``json_size``), but for a value that cannot be counted so (an integer
-    beyond 64 bits, nesting past 200), which is written: the runtime has bounded its result already.
-    """
-    size = json_size(answer, limit)
-    return size if size is not None else len(encode_message(answer)) - 1
-
-
-def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
-
-
-def _read_message(stream: BinaryIO) -> bytes | None:
-    """The next line, or b"" for one that was too long (and was skipped); None at end of input."""
-    line = stream.readline(MAX_MESSAGE_BYTES + 1)
-    if not line:
-        return None
-    if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-        while True:  # drop the rest of the oversized line without keeping it
-            rest = stream.readline(1 << 20)
-            if not rest or rest.endswith(b"\n"):
-                return b""
-    return line
-
-
-def decode_message(data: str | bytes) -> Any:
-    """A JSON-RPC message (or batch) as ``json_value`` reads it, but valid JSON beyond its bounds still read.
-
-    An integer of more than ``MAX_INT_DIGITS`` digits, a number beyond a
-    float's range or nesting deeper than ``MAX_JSON_DEPTH`` is valid JSON: the
-    message is read with an ``Unreadable`` in each such place, so it is
-    answered by its own id. In a tool's arguments the runtime refuses it as
-    ``invalid_arguments`` naming where; a request id that is one gets Invalid
-    Request; elsewhere it is a value of no type any method accepts. The common
-    case costs what ``json_value`` costs; the other is slower, and linear in the text.
-
-    A long text the reader gives up on whole (nested too deeply, or a number
-    beyond the bounds, in a text over 64 KiB) that is not JSON at all (its
-    strings or brackets do not close) is a parse error (-32700), not a message
-    holding too much (-32600): ``json_value`` checks that first.
-
-    Raises:
-        ValueError: ``data`` is not JSON.
-    """
-    try:
-        return json_value(data)
-    except JsonBeyondLimits as exc:
-        return exc.value
-
-
-class _Flight:
-    """A tool call of a stdio connection: whether it was cancelled, and whether it has ended."""
-
-    __slots__ = ("cancelled", "ended")
-
-    def __init__(self) -> None:
-        self.cancelled = False
-        self.ended = False
-
-
-_FLIGHT: ContextVar[_Flight | None] = ContextVar("toolproof_mcp_flight", default=None)
-"""The stdio call whose handler is running here: its notifications stop when it is cancelled or ends."""
-
-
-def serve_stdio(
-    server: McpServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, workers: int = STDIO_WORKERS
-) -> None:
-    """Serve one connection on stdin/stdout until stdin ends (then let the calls in flight answer).
-
-    Tool calls run on ``workers`` threads, so a long read never delays a
-    ``ping`` or a short call; every other method is answered at once, in order,
-    on the reading thread (they are cheap, and ``initialize`` must precede what
-    follows it). At most ``4 * workers`` calls wait for a thread, each as the
-    line it came in (parsed again when it runs: a parsed message can take 30
-    times the memory of its text); past that the loop stops reading until one
-    finishes, so memory stays bounded.
-    ``notifications/cancelled`` naming a call in flight suppresses its answer
-    and every progress or log message it would still send (the server MUST NOT
-    send any further messages for it), and a call not yet started is not run
-    at all (a running handler is not interrupted: handlers are bounded, and
-    Python threads cannot be stopped). Nor does a handler that ran past its
-    timeout send anything once its call has been answered.
-    """
-    reader = stdin or sys.stdin.buffer
-    writer = stdout or sys.stdout.buffer
-    lock = threading.Lock()
-    closed = threading.Event()
-    slots = threading.BoundedSemaphore(4 * workers)
-    flights: dict[Any, _Flight] = {}
-    """The tool calls in flight, by ``_key`` of their id."""
-
-    def write(data: bytes) -> None:
-        """Write one line; the caller holds ``lock``."""
-        try:
-            writer.write(data)
-            writer.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            closed.set()  # the client went away; finish quietly
-
-    def send(response: Mapping[str, Any] | list[dict[str, Any]] | None) -> None:
-        if response is None or closed.is_set():
-            return
-        data = encode_batch(response) + b"\n" if isinstance(response, list) else encode_message(response)
-        with lock:
-            write(data)
-
-    def note(notification: Mapping[str, Any]) -> None:
-        """Send a handler's progress or log message, unless its call was cancelled or has ended."""
-        flight = _FLIGHT.get()
-        if closed.is_set() or (flight is not None and (flight.cancelled or flight.ended)):
-            return
-        data = encode_message(notification)
-        with lock:  # checked again under the lock the cancellation is recorded under
-            if flight is None or not (flight.cancelled or flight.ended):
-                write(data)
-
-    def answer(message: Any) -> dict[str, Any] | None:
-        try:
-            return server.handle(message)
-        except Exception:  # a server that answers with an exception still leaves the loop serving
-            log_failure(_log, "an MCP message could not be handled")
-            request_id = message.get("id") if isinstance(message, Mapping) else None
-            return _error(request_id if is_request_id(request_id) else None, INTERNAL_ERROR, "Internal error")
-
-    def call(line: bytes, key: Any, flight: _Flight) -> None:
-        token = _FLIGHT.set(flight)  # a worker thread keeps its context from one call to the next: reset below
-        try:
-            response = None if flight.cancelled else answer(decode_message(line))  # it parsed on the reading thread
-            with lock:
-                flight.ended = True
-                skip = flight.cancelled
-                if flights.get(key) is flight:
-                    del flights[key]
-            if not skip:
-                send(response)
-        finally:
-            _FLIGHT.reset(token)
-            slots.release()
-
-    def call_batch(line: bytes) -> None:
-        try:  # it parsed on the reading thread; its answers together are bounded as one result is
-            send(server.answer_batch(decode_message(line), limit=server.runtime.max_result_bytes))
-        finally:
-            slots.release()
-
-    server.notify = note
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp-call") as pool:
-        while not closed.is_set():
-            line = _read_message(reader)
-            if line is None:
-                break
-            if not line.strip():
-                if line == b"":
-                    send(_error(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
-                continue
-            try:
-                message = decode_message(line)
-            except ValueError:
-                send(_error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
-                continue
-            if isinstance(message, Mapping) and message.get("method") == "notifications/cancelled":
-                params = message.get("params")
-                key = _key(params.get("requestId")) if isinstance(params, Mapping) else None
-                with lock:
-                    flight = flights.get(key)
-                    if flight is not None:
-                        flight.cancelled = True
-                continue
-            if isinstance(message, list) and server.protocol_version in BATCH_VERSIONS:
-                if not any(is_call(m) for m in message):
-                    send(server.answer_batch(message))  # cheap methods, answered in order here
-                    continue
-                del message  # as a call: it waits as its line
-                slots.acquire()
-                pool.submit(call_batch, line)  # its calls run one after another on one thread, not cancellable
-                continue
-            if is_call(message):
-                key = _key(message.get("id"))
-                # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
-                del message
-                slots.acquire()
-                flight = _Flight()
-                with lock:
-                    if key is not None:
-                        flights[key] = flight
-                pool.submit(call, line, key, flight)
-                continue
-            send(answer(message))
-
-
-def _key(request_id: Any) -> Any:
-    """A request id as a set key: ``1`` and ``"1"`` stay apart, and anything unhashable becomes None."""
-    return (type(request_id).__name__, request_id) if is_request_id(request_id) else None

@@ -79,8 +79,7 @@ from toolproof.runtime.serve.http import (
     json_headers,
     read_body,
 )
-from toolproof.runtime.serve.mcp import (
-    BATCH_VERSIONS,
+from toolproof.runtime.serve.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -88,17 +87,22 @@ from toolproof.runtime.serve.mcp import (
     MAX_MESSAGE_BYTES,
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
-    MODERN_VERSIONS,
     PARSE_ERROR,
-    SUPPORTED_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
-    McpServer,
     decode_message,
     encode_batch,
     encode_message,
-    envelope_problem,
+    error_response,
     is_call,
     is_request_id,
+)
+from toolproof.runtime.serve.mcp import McpServer
+from toolproof.runtime.serve.revisions import (
+    BATCH_VERSIONS,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+    VERSION_META,
+    envelope_problem,
 )
 
 __all__ = ["ENDPOINT", "StreamableMcp", "http_status"]
@@ -139,7 +143,6 @@ def http_status(answer: Mapping[str, Any]) -> int:
 
 _SPOKEN: Final = frozenset(SUPPORTED_VERSIONS)
 """The values of ``MCP-Protocol-Version`` served; any other gets -32022."""
-_VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 _VERSION_HEADER: Final = "mcp-protocol-version"
 _ROUTING: Final = (_VERSION_HEADER, "mcp-method", "mcp-name")
 """Headers a request may carry once only: what a balancer routes on must be what the server runs."""
@@ -194,7 +197,7 @@ def _header_problem(scope: Scope, message: Mapping[str, Any], version: str, repe
     params = message.get("params")
     params = params if isinstance(params, Mapping) else {}
     meta = params.get("_meta")
-    if isinstance(meta, Mapping) and meta.get(_VERSION_META) != version:
+    if isinstance(meta, Mapping) and meta.get(VERSION_META) != version:
         return "Header mismatch: MCP-Protocol-Version differs from _meta's protocol version"
     if header(scope, "mcp-method") != method:
         return "Header mismatch: Mcp-Method is missing or differs from the body's method"
@@ -218,13 +221,6 @@ def _accepted(accept: str) -> tuple[bool, bool]:
     kinds = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
     every = bool(kinds & {"*/*", "application/*"})
     return every or _JSON in kinds, "*/*" in kinds or _SSE in kinds or "text/*" in kinds
-
-
-def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id if is_request_id(request_id) else None, "error": error}
 
 
 async def _note_gone(receive: Receive, gone: threading.Event) -> None:
@@ -267,15 +263,19 @@ class StreamableMcp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
-            await _plain(send, 405, _error(None, INVALID_REQUEST, "Method not allowed: POST only"), allow="POST")
+            await _plain(
+                send, 405, error_response(None, INVALID_REQUEST, "Method not allowed: POST only"), allow="POST"
+            )
             return
         content_type = (header(scope, "content-type") or "").split(";", 1)[0].strip().lower()
         if content_type != _JSON:
-            await _plain(send, 415, _error(None, INVALID_REQUEST, "Unsupported Media Type: send application/json"))
+            await _plain(
+                send, 415, error_response(None, INVALID_REQUEST, "Unsupported Media Type: send application/json")
+            )
             return
         json_ok, sse_ok = _accepts(scope)
         if not (json_ok or sse_ok):
-            await _plain(send, 406, _error(None, INVALID_REQUEST, f"Not Acceptable: accept {_JSON} or {_SSE}"))
+            await _plain(send, 406, error_response(None, INVALID_REQUEST, f"Not Acceptable: accept {_JSON} or {_SSE}"))
             return
         declared = declared_length(scope)
         if declared is not None and declared > MAX_MESSAGE_BYTES:  # refused before a byte of it is awaited
@@ -283,7 +283,7 @@ class StreamableMcp:
             return
         held = min(body_share(declared, MAX_MESSAGE_BYTES), self._bodies.total)
         if held and not await self._bodies.acquire(held, self.limits.queue_timeout):
-            busy = _error(None, INTERNAL_ERROR, "the server is busy with other requests; retry shortly")
+            busy = error_response(None, INTERNAL_ERROR, "the server is busy with other requests; retry shortly")
             await _plain(send, 503, busy, retry_after=True)
             return
         try:
@@ -299,7 +299,7 @@ class StreamableMcp:
                 body = await read_body(receive, MAX_MESSAGE_BYTES)
         except TimeoutError:
             message = f"the request body did not arrive within {self.limits.body_timeout:g} seconds"
-            await _plain(send, 408, _error(None, INVALID_REQUEST, message), close=True)
+            await _plain(send, 408, error_response(None, INVALID_REQUEST, message), close=True)
             return
         if body is None:  # and the rest of it is not wanted: the connection closes
             await _message_too_large(send)
@@ -313,7 +313,7 @@ class StreamableMcp:
         try:
             message = await _decoded(body)  # valid JSON beyond the reader's bounds still read: answered by its id
         except ValueError:
-            await _plain(send, 400, _error(None, PARSE_ERROR, "Parse error: the body is not JSON"))
+            await _plain(send, 400, error_response(None, PARSE_ERROR, "Parse error: the body is not JSON"))
             return
         version = header(scope, _VERSION_HEADER)
         if version is not None:
@@ -337,22 +337,24 @@ class StreamableMcp:
                 await self._answer_batch(send, answers, encoded, granted, json_ok, sse_ok)
             return
         if isinstance(message, Unreadable):  # a long body beyond the reader's bounds, read no further
-            await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body holds {message.what}"))
+            await _plain(
+                send, 400, error_response(None, INVALID_REQUEST, f"Invalid Request: the body holds {message.what}")
+            )
             return
         if not isinstance(message, Mapping):
             why = "a single JSON-RPC message object" if version is not None else "a JSON-RPC message object or a batch"
-            await _plain(send, 400, _error(None, INVALID_REQUEST, f"Invalid Request: the body must be {why}"))
+            await _plain(send, 400, error_response(None, INVALID_REQUEST, f"Invalid Request: the body must be {why}"))
             return
         problem = _jsonrpc_problem(message)
         if problem is not None:
             asked = message.get("id") if "method" in message else None
-            await _plain(send, 400, _error(asked, INVALID_REQUEST, problem))
+            await _plain(send, 400, error_response(asked, INVALID_REQUEST, problem))
             return
         request_id = message.get("id")
         modern = version in MODERN_VERSIONS
         if "method" not in message or "id" not in message:  # a notification, or a response
             if modern and "method" not in message:
-                await _plain(send, 400, _error(None, INVALID_REQUEST, "2026-07-28 clients send no responses"))
+                await _plain(send, 400, error_response(None, INVALID_REQUEST, "2026-07-28 clients send no responses"))
             else:
                 self.server.handle(message)  # nothing to answer; the core checks its shape
                 await send({"type": "http.response.start", "status": 202, "headers": [(b"content-length", b"0")]})
@@ -361,14 +363,14 @@ class StreamableMcp:
         if modern and version is not None:
             problem = _envelope_problem(message.get("params"))
             if problem is not None:
-                await _plain(send, 400, _error(request_id, INVALID_PARAMS, problem))
+                await _plain(send, 400, error_response(request_id, INVALID_PARAMS, problem))
                 return
             problem = _header_problem(scope, message, version, repeated)
             if problem is not None:
-                await _plain(send, 400, _error(request_id, HEADER_MISMATCH, problem))
+                await _plain(send, 400, error_response(request_id, HEADER_MISMATCH, problem))
                 return
         elif version is None and _enveloped(message):
-            await _plain(send, 400, _error(request_id, HEADER_MISMATCH, _NO_VERSION_HEADER))
+            await _plain(send, 400, error_response(request_id, HEADER_MISMATCH, _NO_VERSION_HEADER))
             return
         if message.get("method") != "tools/call":
             answer = self.server.answer(message, modern=modern, session=session)
@@ -394,7 +396,7 @@ class StreamableMcp:
         if granted is None:  # the client has gone: run nothing for no one
             return False
         if not granted:
-            busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
+            busy = error_response(request_id, INTERNAL_ERROR, "the server is busy with other tool calls; retry shortly")
             await _plain(send, 503, busy, retry_after=True)
         return granted
 
@@ -496,7 +498,7 @@ class StreamableMcp:
             await _plain(send, 400, answers)
             return
         if not granted:
-            busy = _error(None, INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
+            busy = error_response(None, INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
             await _plain(send, 503, busy, retry_after=True)
             return
         share = self._share(encoded)
@@ -550,7 +552,7 @@ class StreamableMcp:
             )
             del message
             if answer is None:
-                answer = _error(request_id, INTERNAL_ERROR, "Internal error")
+                answer = error_response(request_id, INTERNAL_ERROR, "Internal error")
             return answer, encode_message(answer).rstrip(b"\n")
 
         ready = asyncio.ensure_future(self._ready(self._calls.run(run, call, kind=kind), receive))
@@ -585,7 +587,7 @@ class StreamableMcp:
         if granted is None:  # the client has gone: no one to write to
             return
         if not granted:
-            busy = _error(request_id, INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
+            busy = error_response(request_id, INTERNAL_ERROR, "the server is busy with other responses; retry shortly")
             if streaming:
                 await _event(send, encode_message(busy).rstrip(b"\n"))
                 await send({"type": "http.response.body", "body": b""})
@@ -652,7 +654,7 @@ _KEEPALIVE: Final = b": keep-alive\r\n\r\n"
 def _unsupported(request_id: Any, version: str | None, *, twice: bool = False) -> dict[str, Any]:
     data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
     why = "the MCP-Protocol-Version header is sent more than once" if twice else version
-    return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {why}", data)
+    return error_response(request_id, UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {why}", data)
 
 
 _NO_VERSION_HEADER: Final = (
@@ -665,7 +667,7 @@ def _enveloped(message: Mapping[str, Any]) -> bool:
     """Whether a request (but ``initialize``) carries a protocol version in ``params._meta``: the 2026 envelope."""
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, Mapping) else None
-    return isinstance(meta, Mapping) and _VERSION_META in meta and message.get("method") != "initialize"
+    return isinstance(meta, Mapping) and VERSION_META in meta and message.get("method") != "initialize"
 
 
 def _settle(waiter: asyncio.Future[bool]) -> None:
@@ -701,7 +703,7 @@ async def _pieces(send: Send, body: bytes, *, more: bool) -> None:
 
 
 async def _message_too_large(send: Send) -> None:
-    too_large = _error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
+    too_large = error_response(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
     await _plain(send, 413, too_large, close=True)
 
 
