@@ -17,7 +17,17 @@ from typing import Any, Final
 
 from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["RULES", "SEVERITIES_FILE", "BreakingError", "Category", "Rule", "Severity", "load_severities"]
+__all__ = [
+    "DOCS",
+    "RULES",
+    "SEVERITIES_FILE",
+    "BreakingError",
+    "Category",
+    "Rule",
+    "RuleDoc",
+    "Severity",
+    "load_severities",
+]
 
 SEVERITIES_FILE: Final = "breaking.toml"
 
@@ -136,6 +146,259 @@ _TABLE: Final = (
 
 RULES: Final[Mapping[str, Rule]] = {rule.id: rule for rule in _TABLE}
 """Every rule by ID, in the order the documentation lists them."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDoc:
+    """What a rule's documentation page shows beside its summary: a change it reports, and the fix."""
+
+    example: str
+    """The contract before and after the change, in YAML."""
+    fix: str
+    """What to do about it, in Markdown."""
+
+
+_NOTHING: Final = "Nothing to fix: the change breaks no caller. The rule is reported at `info` so a review sees it."
+_MAJOR: Final = "If the change is meant, bump the major version; otherwise restore"
+
+# fmt: off
+DOCS: Final[Mapping[str, RuleDoc]] = {
+    "WIRE_TOOL_REMOVED": RuleDoc(
+        "# before: contracts/echo.yaml, name: echo\n# after:  contracts/echo.yaml, name: repeat",
+        "Keep the old name, or add the new tool beside the old one and remove the old one in a major "
+        "release: callers and models call tools by name.",
+    ),
+    "WIRE_TOOL_ADDED": RuleDoc("# before: no contracts/shout.yaml\n# after:  contracts/shout.yaml", _NOTHING),
+    "WIRE_INPUT_FIELD_REMOVED": RuleDoc(
+        "# before\ninput: {type: object, additionalProperties: false,\n"
+        "        properties: {word: {type: string}, loud: {type: boolean}}}\n"
+        "# after\ninput: {type: object, additionalProperties: false,\n        properties: {word: {type: string}}}",
+        f"{_MAJOR} the field: a closed object now refuses callers that still send it.",
+    ),
+    "WIRE_INPUT_FIELD_IGNORED": RuleDoc(
+        "# before\ninput: {type: object, properties: {word: {type: string}, loud: {type: boolean}}}\n"
+        "# after\ninput: {type: object, properties: {word: {type: string}}}",
+        "Check that callers who still send the field do not rely on it: it is now accepted and ignored.",
+    ),
+    "WIRE_INPUT_FIELD_ADDED": RuleDoc(
+        "# before\ninput: {properties: {word: {type: string}}}\n"
+        "# after\ninput: {properties: {word: {type: string}, loud: {type: boolean, default: false}}}",
+        _NOTHING,
+    ),
+    "WIRE_INPUT_REQUIRED_ADDED": RuleDoc(
+        "# before\ninput: {properties: {word: {type: string}}, required: [word]}\n"
+        "# after\ninput: {properties: {word: {type: string}, language: {type: string}},\n"
+        "        required: [word, language]}",
+        f"{_MAJOR} compatibility: make the new field optional with a `default` the handler applies.",
+    ),
+    "WIRE_INPUT_FIELD_REQUIRED": RuleDoc(
+        "# before\ninput: {properties: {word: {}, loud: {}}, required: [word]}\n"
+        "# after\ninput: {properties: {word: {}, loud: {}}, required: [word, loud]}",
+        f"{_MAJOR} the field as optional, with a default the handler applies.",
+    ),
+    "WIRE_INPUT_FIELD_OPTIONAL": RuleDoc(
+        "# before\ninput: {required: [word, loud]}\n# after\ninput: {required: [word]}", _NOTHING,
+    ),
+    "WIRE_INPUT_TYPE_NARROWED": RuleDoc(
+        "# before\nlimit: {type: [integer, string]}\n# after\nlimit: {type: integer}",
+        f"{_MAJOR} the types the field accepted.",
+    ),
+    "WIRE_INPUT_TYPE_WIDENED": RuleDoc(
+        "# before\nlimit: {type: integer}\n# after\nlimit: {type: [integer, string]}", _NOTHING,
+    ),
+    "WIRE_INPUT_ENUM_NARROWED": RuleDoc(
+        "# before\nmode: {enum: [fast, safe, exact]}\n# after\nmode: {enum: [fast, safe]}",
+        f"{_MAJOR} the value, and map it to its nearest replacement in the handler.",
+    ),
+    "WIRE_INPUT_ENUM_WIDENED": RuleDoc(
+        "# before\nmode: {enum: [fast, safe]}\n# after\nmode: {enum: [fast, safe, exact]}", _NOTHING,
+    ),
+    "WIRE_INPUT_CONSTRAINT_TIGHTENED": RuleDoc(
+        "# before\nlimit: {type: integer, maximum: 1000}\n# after\nlimit: {type: integer, maximum: 100}",
+        f"{_MAJOR} the bound: calls that passed before are now refused with `invalid_arguments`.",
+    ),
+    "WIRE_INPUT_CONSTRAINT_LOOSENED": RuleDoc(
+        "# before\nlimit: {type: integer, maximum: 100}\n# after\nlimit: {type: integer, maximum: 1000}",
+        _NOTHING,
+    ),
+    "WIRE_INPUT_PATTERN_CHANGED": RuleDoc(
+        "# before\nname: {type: string}\n# after\nname: {type: string, pattern: \"^[a-z]+$\"}",
+        "Check that every value callers send still matches: whether one pattern accepts more or fewer "
+        "strings than another cannot be decided in general, so this is a warning.",
+    ),
+    "WIRE_INPUT_CLOSED": RuleDoc(
+        "# before\ninput: {type: object, properties: {word: {}}}\n"
+        "# after\ninput: {type: object, properties: {word: {}}, additionalProperties: false}",
+        f"{_MAJOR} the open object: callers sending extra keys are now refused.",
+    ),
+    "WIRE_INPUT_OPENED": RuleDoc(
+        "# before\ninput: {additionalProperties: false}\n# after\ninput: {}", _NOTHING,
+    ),
+    "WIRE_INPUT_UNION_CHANGED": RuleDoc(
+        "# before\ntarget: {anyOf: [{type: string}, {type: integer}]}\n"
+        "# after\ntarget: {anyOf: [{type: string, format: uri}, {type: integer}]}",
+        "Check every branch still accepts what callers send; if not, bump the major version.",
+    ),
+    "WIRE_OUTPUT_FIELD_REMOVED": RuleDoc(
+        "# before\noutput: {properties: {echo: {}, length: {}}}\n# after\noutput: {properties: {echo: {}}}",
+        f"{_MAJOR} the field: callers that read it break.",
+    ),
+    "WIRE_OUTPUT_FIELD_ADDED": RuleDoc(
+        "# before\noutput: {properties: {echo: {}}}\n# after\noutput: {properties: {echo: {}, length: {}}}",
+        _NOTHING,
+    ),
+    "WIRE_OUTPUT_FIELD_OPTIONAL": RuleDoc(
+        "# before\noutput: {required: [echo, length]}\n# after\noutput: {required: [echo]}",
+        f"{_MAJOR} the field as required: callers that read it unconditionally break when it is absent.",
+    ),
+    "WIRE_OUTPUT_FIELD_REQUIRED": RuleDoc(
+        "# before\noutput: {required: [echo]}\n# after\noutput: {required: [echo, length]}", _NOTHING,
+    ),
+    "WIRE_OUTPUT_TYPE_WIDENED": RuleDoc(
+        "# before\nsize: {type: integer}\n# after\nsize: {type: [integer, \"null\"]}",
+        f"{_MAJOR} the output type: callers now get values they do not handle.",
+    ),
+    "WIRE_OUTPUT_TYPE_NARROWED": RuleDoc(
+        "# before\nsize: {type: [integer, \"null\"]}\n# after\nsize: {type: integer}", _NOTHING,
+    ),
+    "WIRE_OUTPUT_ENUM_WIDENED": RuleDoc(
+        "# before\nstatus: {enum: [ok, partial]}\n# after\nstatus: {enum: [ok, partial, truncated]}",
+        f"{_MAJOR} the set of values: callers that branch on every value miss the new one.",
+    ),
+    "WIRE_OUTPUT_ENUM_NARROWED": RuleDoc(
+        "# before\nstatus: {enum: [ok, partial, truncated]}\n# after\nstatus: {enum: [ok, partial]}",
+        _NOTHING,
+    ),
+    "WIRE_OUTPUT_CONSTRAINT_LOOSENED": RuleDoc(
+        "# before\nlines: {type: array, maxItems: 100}\n# after\nlines: {type: array, maxItems: 1000}",
+        f"{_MAJOR} the bound: callers may have sized buffers or prompts by it.",
+    ),
+    "WIRE_OUTPUT_CONSTRAINT_TIGHTENED": RuleDoc(
+        "# before\nlines: {type: array, maxItems: 1000}\n# after\nlines: {type: array, maxItems: 100}",
+        _NOTHING,
+    ),
+    "WIRE_OUTPUT_PATTERN_CHANGED": RuleDoc(
+        "# before\nid: {type: string, pattern: \"^[0-9]+$\"}\n# after\nid: {type: string}",
+        "Check that callers do not parse the value by the old pattern.",
+    ),
+    "WIRE_OUTPUT_OPENED": RuleDoc(
+        "# before\noutput: {additionalProperties: false}\n# after\noutput: {}",
+        "Check that callers tolerate extra keys (strict decoders refuse them); close the object again if not.",
+    ),
+    "WIRE_OUTPUT_CLOSED": RuleDoc("# before\noutput: {}\n# after\noutput: {additionalProperties: false}", _NOTHING),
+    "WIRE_OUTPUT_UNION_CHANGED": RuleDoc(
+        "# before\nresult: {oneOf: [{type: string}, {type: object}]}\n"
+        "# after\nresult: {oneOf: [{type: string}, {type: array}]}",
+        f"{_MAJOR} the branches callers handle.",
+    ),
+    "WIRE_FORMAT_CHANGED": RuleDoc(
+        "# before\nwhen: {type: string, format: date}\n# after\nwhen: {type: string, format: date-time}",
+        "Check callers that produce or parse the value by its format.",
+    ),
+    "WIRE_KEYWORD_CHANGED": RuleDoc(
+        "# before\ntags: {type: array, uniqueItems: false}\n# after\ntags: {type: array, uniqueItems: true}",
+        "Review the change by hand: toolproof does not compare this keyword in detail.",
+    ),
+    "ERRORS_CODE_REMOVED": RuleDoc(
+        "# before\nerrors: {not_found: {...}, too_large: {...}}\n# after\nerrors: {not_found: {...}}",
+        f"{_MAJOR} the code: callers branch on error codes.",
+    ),
+    "ERRORS_CODE_ADDED": RuleDoc(
+        "# before\nerrors: {not_found: {...}}\n# after\nerrors: {not_found: {...}, too_large: {...}}",
+        "Tell callers that branch on every code; callers with a default branch are unaffected.",
+    ),
+    "ERRORS_PARAM_REMOVED": RuleDoc(
+        "# before\nnot_found: {message: \"No file {path} in {root}\"}\n"
+        "# after\nnot_found: {message: \"No file {path}\"}",
+        f"{_MAJOR} the param: callers read it from the structured error.",
+    ),
+    "ERRORS_PARAM_CHANGED": RuleDoc(
+        "# before\nparams: {properties: {size: {type: integer}}}\n"
+        "# after\nparams: {properties: {size: {type: string}}}",
+        f"{_MAJOR} the param's type.",
+    ),
+    "ERRORS_STATUS_CHANGED": RuleDoc(
+        "# before\nnot_found: {status: 404}\n# after\nnot_found: {status: 403}",
+        "Check HTTP callers that branch on the status.",
+    ),
+    "MODEL_DESCRIPTION_CHANGED": RuleDoc(
+        "# before\ndescription: Echo a word back.\n# after\ndescription: Repeat a word.",
+        "Check the model still picks the tool when it should: re-run your evaluations.",
+    ),
+    "MODEL_TITLE_CHANGED": RuleDoc("# before\ntitle: Echo\n# after\ntitle: Repeat", "Check hosts that show the title."),
+    "MODEL_FIELD_DESCRIPTION_CHANGED": RuleDoc(
+        "# before\nword: {type: string, description: The word}\n"
+        "# after\nword: {type: string, description: One word, no spaces}",
+        "Check the model still fills the field as intended.",
+    ),
+    "MODEL_DEFAULT_CHANGED": RuleDoc(
+        "# before\nlimit: {type: integer, default: 100}\n# after\nlimit: {type: integer, default: 50}",
+        "Callers that leave the field out now get another behaviour: announce it, or bump the major version.",
+    ),
+    "MODEL_ERROR_TEXT_CHANGED": RuleDoc(
+        "# before\nmessage: \"No file {path}\"\n# after\nmessage: \"File {path} not found\"",
+        "Check callers or prompts that match on the text; code should branch on the code instead.",
+    ),
+    "MODEL_ERROR_HINT_CHANGED": RuleDoc(
+        "# before\nhint: List the folder first.\n# after\nhint: Check the path.",
+        "Check the model still recovers from the error as intended.",
+    ),
+    "MODEL_EXAMPLES_CHANGED": RuleDoc(
+        "# before: examples shown to the model: {word: hi}\n# after: {word: hello}",
+        "Check the model's calls still look like the examples you want.",
+    ),
+    "MODEL_RENDER_CHANGED": RuleDoc(
+        "# before\nrender: {result: \"{echo}\"}\n# after\nrender: {result: \"Echo: {echo}\"}",
+        "Check prompts and callers that read the rendered text.",
+    ),
+    "EXPORT_ANNOTATION_UNSAFE": RuleDoc(
+        "# before\nannotations: {read_only: true}\n# after\nannotations: {read_only: false}",
+        f"{_MAJOR} the annotation: hosts may auto-approve read-only tools and now must ask.",
+    ),
+    "EXPORT_ANNOTATION_CHANGED": RuleDoc(
+        "# before\nannotations: {idempotent: true}\n# after\nannotations: {idempotent: false}",
+        "Check hosts that retry or cache by the annotations.",
+    ),
+    "EXPORT_TOOLSET_LEFT": RuleDoc(
+        "# before\ntoolsets: [files, gateway]\n# after\ntoolsets: [files]",
+        f"{_MAJOR} the tool set: hosts that serve the set by name lose the tool.",
+    ),
+    "EXPORT_TOOLSET_JOINED": RuleDoc("# before\ntoolsets: [files]\n# after\ntoolsets: [files, gateway]", _NOTHING),
+    "EXPORT_NEED_ADDED": RuleDoc(
+        "# before\nneeds: [workspace]\n# after\nneeds: [workspace, audit]",
+        f"{_MAJOR} the needs, or make the handler work without the resource: hosts that do not supply "
+        "it stop listing the tool.",
+    ),
+    "EXPORT_STRICT_LOST": RuleDoc(
+        "# before: the openai export is strict\n# after: a schema change makes it non-strict",
+        "Change the schema back into what strict mode allows (see the export's losses), or accept the loss.",
+    ),
+    "EXPORT_LOSS_ADDED": RuleDoc(
+        "# before: the anthropic export keeps every keyword\n# after: maximum is dropped (strict tool use)",
+        "Accept the loss for that provider in the settings, or avoid the keyword.",
+    ),
+    "CODE_CLASS_REMOVED": RuleDoc(
+        "# before: output has an object field 'stats', generating class EchoStats\n"
+        "# after: the field is gone, so is EchoStats",
+        f"{_MAJOR} the field or its title: handler code importing the class breaks.",
+    ),
+    "CODE_FIELD_TYPE_CHANGED": RuleDoc(
+        "# before\nlimit: {type: integer}          # limit: int\n"
+        "# after\nlimit: {type: [integer, \"null\"]} # limit: int | None",
+        "Update handlers; `mypy --strict` shows where.",
+    ),
+    "CODE_FACTORY_PARAM_ADDED": RuleDoc(
+        "# before\nnot_found: {message: \"No file {path}\"}\n"
+        "# after\nnot_found: {message: \"No file {path} in {root}\"}   # not_found(path=..., root=...)",
+        f"{_MAJOR} the message, or update every handler that raises the error.",
+    ),
+    "VERSION_NOT_BUMPED": RuleDoc(
+        "# before\nversion: 1.2.0\n# after: a breaking change, and\nversion: 1.3.0",
+        "Bump the major version (`2.0.0`), or make the change compatible.",
+    ),
+}
+# fmt: on
+"""Each rule's example and fix, by ID: the rule pages of the documentation site."""
 
 
 def _pins(where: str, table: Any) -> dict[str, Severity]:

@@ -17,7 +17,7 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["RULES", "Level", "Problem", "Rule", "rule"]
+__all__ = ["DOCS", "RULES", "Level", "Problem", "Rule", "RuleDoc", "rule"]
 
 
 class Level(enum.Enum):
@@ -142,3 +142,306 @@ def rule(name: str) -> Rule:
         KeyError: no rule has that name.
     """
     return _BY_NAME[name]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDoc:
+    """What a rule's documentation page shows beside its summary: a contract it reports, and the fix."""
+
+    example: str
+    """YAML the rule reports: a fragment of a contract (or of the settings, for the project rules)."""
+    fix: str
+    """What to change, in Markdown."""
+
+
+# fmt: off
+DOCS: Final[dict[str, RuleDoc]] = {
+    # 0: the file and its YAML
+    "TP001": RuleDoc(
+        "# contracts/echo.yaml is a symbolic link to ~/.ssh/id_rsa, a FIFO, a folder,\n"
+        "# a file over 8 MiB, or bytes that are not UTF-8 (a contract saved as Latin-1):\n"
+        "description: Echo a word back, café-style   # saved as Latin-1",
+        "Save the file as UTF-8, make it a regular file under 8 MiB, and keep links inside the project "
+        "folder or the contracts folder: lint never follows a link out of the project, so a pull request "
+        "cannot make CI read a file of the machine it runs on.",
+    ),
+    "TP002": RuleDoc(
+        "input:\n  type: object\n    properties:        # indented under a scalar\n      word: {type: string}",
+        "Fix the YAML the message points at: indentation, an unclosed bracket or quote. "
+        "The position is where the YAML parser gave up; the cause is often a line above it.",
+    ),
+    "TP003": RuleDoc(
+        "input:\n\ttype: object        # a tab",
+        "Indent with spaces. Most editors can be told to insert spaces for `.yaml` files.",
+    ),
+    "TP004": RuleDoc(
+        "base: &base\n  nested: *base       # an anchor that contains itself",
+        "Flatten the structure or remove the recursive alias. Contracts are data, not programs: "
+        "a depth of a few dozen levels is far more than any schema needs.",
+    ),
+    "TP005": RuleDoc(
+        'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]\n'
+        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]   # ... an alias bomb",
+        "Write the values out, or use fewer aliases: lint caps the number of nodes aliases may expand to "
+        "so that a hostile contract cannot exhaust memory.",
+    ),
+    "TP006": RuleDoc(
+        "# contracts/echo.yaml holds only comments\n# name: echo",
+        "Write the contract, or delete the file. `toolproof new NAME` starts one that passes every check.",
+    ),
+    "TP007": RuleDoc(
+        "input:\n  type: object\n  properties:\n    word: {type: string}\n    word: {type: integer}",
+        "Keep one of the two keys. YAML parsers silently keep the last one; lint refuses, "
+        "because the first one is almost always what the author meant to keep or merge.",
+    ),
+    "TP008": RuleDoc(
+        "errors:\n  404:                 # an integer key\n    message: Not found",
+        'Quote the key (`"404":`) or choose a name: JSON, and so every provider, has only string keys.',
+    ),
+    "TP009": RuleDoc(
+        "examples:\n  - name: echoes a date\n    input: {word: 2026-01-01}\n"
+        "# contracts/echo.yaml:3:19: error [TP009] '2026-01-01' reads as a date in YAML; "
+        "quote it to keep it a string",
+        "Quote the value: `{word: \"2026-01-01\"}`.",
+    ),
+    "TP010": RuleDoc(
+        "input:\n  type: object\n  properties:\n    ratio: {type: number, maximum: .inf}",
+        "Drop the value or use a finite one (`maximum: 1000000`). JSON has no NaN, no infinity and no "
+        "binary, so no provider could receive it.",
+    ),
+    # 1: the contract format and its catalogue
+    "TP101": RuleDoc(
+        "name: echo\nversion: 1.0              # not a semantic version\ntitle: Echo\n"
+        "description: Echo a word back.\nannotations: {read_only: true}\n# no errors:, no examples:",
+        "Make the contract match the [contract schema](../reference/contract-schema.md): lint reports every "
+        "missing or wrong field at once. Here: `version: 1.0.0`, and add `errors: {}` and `examples:`.",
+    ),
+    "TP102": RuleDoc(
+        "# contracts/Echo-Tool.yaml\nname: echo_tool",
+        "Rename the file after the tool's module: `contracts/echo_tool.yaml`. "
+        "The module name is the tool name with `-` as `_`, lower-cased.",
+    ),
+    "TP103": RuleDoc(
+        "# contracts/read.yaml\nname: read_file     # also the name of a built-in tool the project includes",
+        "Rename one of the tools, or drop the built-in set from `include`. "
+        "Tool names are what the model calls, so they must be unique in a host.",
+    ),
+    "TP104": RuleDoc(
+        "# contracts/word_count.yaml            name: word_count\n"
+        "# contracts/word_count_properties.yaml name: word_count_properties\n"
+        "# both would write tests/test_word_count_properties.py",
+        "Rename one tool. Names a generated package keeps (`__init__`, `__main__`, `contracts`, `docs`, "
+        "`exports`, `tests`) cannot be tool modules either.",
+    ),
+    "TP105": RuleDoc(
+        "errors:\n  invalid_arguments:\n    message: The word is wrong",
+        "Use another code (`bad_word`). The standard codes (`invalid_arguments`, `internal_error`, "
+        "`timed_out`, `unknown_tool`, ...) are raised by the runtime itself and mean the same for every tool.",
+    ),
+    "TP106": RuleDoc(
+        "errors:\n  too_long:\n    message: \"The word is {length characters long\"",
+        "Close the placeholder (`{length}`), or double a literal brace (`{{`).",
+    ),
+    "TP107": RuleDoc(
+        "input:\n  properties:\n    word: {type: string}\nerrors:\n  too_loud:\n"
+        "    message: \"The word is too {adjective}\"\n"
+        "# error [TP107] placeholder {adjective} names no input field and no param of error 'too_loud'",
+        "Name an input field or one of the error's `params`, or declare the param: "
+        "`params: {type: object, properties: {adjective: {type: string}}, required: [adjective]}`.",
+    ),
+    "TP108": RuleDoc(
+        "errors:\n  too_long:\n    message: The word is too long\n"
+        "    params:\n      type: object\n      properties: {length: {type: integer}}\n      required: [length]",
+        "Use the param in the message (`The word is {length} characters long`) or remove it: "
+        "a param the message does not show never reaches the model.",
+    ),
+    "TP109": RuleDoc(
+        "skill_gate:\n  skill_field: skill\n  token_field: skill_token\n  error: skill_not_loaded\n"
+        "# but input has no field 'skill', or errors has no 'skill_not_loaded'",
+        "Make the gate name an input field that exists and an error code of the catalogue "
+        "(see [the skill gate](../contracts/index.md#the-skill-gate)).",
+    ),
+    "TP110": RuleDoc(
+        "dynamic_enums:\n  count: skills        # count is an integer field",
+        "Point the dynamic enum at a string field of the input (or at the `items` of an array of strings).",
+    ),
+    "TP111": RuleDoc(
+        "render:\n  error_output:\n    ok: false\n    detail: \"{volume}\"\n"
+        "# error [TP111] placeholder {volume} of render.error_output.detail names no input field, "
+        "no error param and none of {message}, {code}, {hint}",
+        "Name an input field, an error param, or `{message}`, `{code}`, `{hint}`. An example that expects "
+        "an error object needs `render.error_output` in its contract.",
+    ),
+    "TP112": RuleDoc(
+        "render:\n  error: \"Error: {message} ({hint})\"\nerrors:\n  not_found:\n"
+        "    message: \"No file {path}\"     # no hint: the text would end in '()'",
+        "Give every error a `hint` (a retry that can work, or that retrying will not help), "
+        "or leave `{hint}` out of `render.error`.",
+    ),
+    # 2: the JSON Schemas
+    "TP201": RuleDoc(
+        "input:\n  type: object\n  properties:\n    word: {type: string, minLenght: 1}",
+        "Correct the keyword (`minLength`), or prefix an annotation of your own with `x-`. "
+        "An unknown keyword is silently ignored by validators, so a typo is a constraint that never holds.",
+    ),
+    "TP202": RuleDoc(
+        "output:\n  properties:\n    echo: {type: string, description: The word, unchanged}\n"
+        "# error [TP202] 'unchanged' has no value: a YAML flow mapping cut here? quote the text",
+        "Quote the text: `description: \"The word, unchanged\"`.",
+    ),
+    "TP203": RuleDoc(
+        "input:\n  type: object\n  properties:\n    word: {type: text}",
+        "Use a JSON Schema type: `string`, `number`, `integer`, `boolean`, `array`, `object` or `null`.",
+    ),
+    "TP204": RuleDoc(
+        "input:\n  $schema: http://json-schema.org/draft-07/schema#\n  type: object",
+        "Remove `$schema` (contracts are 2020-12) or name "
+        "`https://json-schema.org/draft/2020-12/schema`; translate draft-07 keywords "
+        "(`definitions` to `$defs`, `items: [...]` to `prefixItems`).",
+    ),
+    "TP205": RuleDoc(
+        "input:\n  properties:\n    word: {minLength: 1}\n"
+        "# error [TP205] 'minLength' applies only to strings: add type: string",
+        "Declare the type the keyword applies to: `{type: string, minLength: 1}`.",
+    ),
+    "TP206": RuleDoc(
+        "input:\n  properties:\n    point:\n      type: array\n"
+        "      prefixItems: [{type: number}, {type: number}]",
+        "Fix the length: add `minItems: 2` and `items: false` (or `maxItems: 2`).",
+    ),
+    "TP207": RuleDoc(
+        "input:\n  type: object\n  properties:\n    word: {type: string}\n  required: [text]",
+        "Name a property that `properties` defines (`required: [word]`), or define the property.",
+    ),
+    "TP208": RuleDoc(
+        "input:\n  type: object\n  properties:\n    where: {$ref: \"#/$defs/place\"}\n"
+        "  $defs:\n    location: {type: string}",
+        "Point the `$ref` at a definition of the same schema (`#/$defs/location`), or add the definition. "
+        "Only local references are allowed: a contract is self-contained.",
+    ),
+    "TP209": RuleDoc(
+        "input:\n  properties:\n    word: {type: string, pattern: \"[a-z\"}",
+        "Fix the regular expression (`[a-z]+`). The runtime compiles every pattern with Python's `re` "
+        "and jsonschema-rs, so it must compile in both.",
+    ),
+    "TP210": RuleDoc(
+        "input:\n  properties:\n    word: {type: string, pattern: \"(?i)^[a-z]+$\"}",
+        "Use syntax ECMA-262 accepts in unicode mode (`^[A-Za-z]+$`): inline flags, `\\A`, `\\Z`, "
+        "possessive quantifiers and named groups in Python's spelling are not JSON Schema regular expressions.",
+    ),
+    "TP211": RuleDoc(
+        "input:\n  properties:\n    when: {type: string, format: datetime}",
+        "Use a defined format (`date-time`), or describe the format in `description` and check it "
+        "with a `pattern`.",
+    ),
+    "TP212": RuleDoc(
+        "input:\n  properties:\n    word: {type: string, minLength: 1, then: {maxLength: 5}}\n"
+        "# error [TP212] 'then' without 'if' has no effect",
+        "Add the `if` the `then` belongs to, or remove the keyword.",
+    ),
+    "TP213": RuleDoc(
+        "input:\n  type: object\n  properties:\n    word: {type: string}\n"
+        "  patternProperties:\n    \"^w\": {type: string}\n"
+        "# error [TP213] property 'word' also matches patternProperties '^w'",
+        "Narrow the pattern so that it matches no named property (`^w_`), or drop the property.",
+    ),
+    # 3: the examples
+    "TP301": RuleDoc(
+        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
+        "  - name: echoes\n    input: {word: yo}\n    expect: {output: {echo: yo}}",
+        "Give each example its own name: it is the id of its generated test.",
+    ),
+    "TP302": RuleDoc(
+        "examples:\n  - name: reads a file\n    given:\n      files:\n        ../../etc/passwd: \"root\"",
+        "Keep fixture paths relative and inside the test folder: `notes/a.txt`.",
+    ),
+    "TP303": RuleDoc(
+        "examples:\n  - name: reads\n    skill_token: valid\n    input: {path: a.txt}\n"
+        "# the contract has no skill_gate",
+        "Remove `skill_token`, or give the contract a `skill_gate`.",
+    ),
+    "TP304": RuleDoc(
+        "input:\n  properties:\n    word: {type: string, minLength: 1}\n  required: [word]\n"
+        "examples:\n  - name: echoes\n    input: {text: hi}",
+        "Make the input valid (`{word: hi}`). An example that means to show a refusal expects "
+        "`{error: {code: invalid_arguments}}`.",
+    ),
+    "TP305": RuleDoc(
+        "examples:\n  - name: refuses an empty word\n    input: {word: hi}\n"
+        "    expect: {error: {code: invalid_arguments}}",
+        "Give the example an input the schema refuses (`{word: \"\"}`), or expect the tool's real result.",
+    ),
+    "TP306": RuleDoc(
+        "output:\n  properties:\n    echo: {type: string}\n  required: [echo]\n"
+        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echoed: hi}}",
+        "Make the expected output valid against the output schema (`{echo: hi}`).",
+    ),
+    "TP307": RuleDoc(
+        "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
+        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n    expect: {error: {code: too_lound}}",
+        "Use a code the catalogue defines (`too_loud`) or a standard code, or add the error to `errors`.",
+    ),
+    "TP308": RuleDoc(
+        "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
+        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n"
+        "    expect: {error: {code: too_loud, message: \"HI is too loud\"}}",
+        "Write the message the template produces for the example's input and params "
+        "(`The word 'HI' is too loud`), or leave `message` out and let the test check the code only.",
+    ),
+    "TP309": RuleDoc(
+        "render:\n  result: \"{echo}\"\nexamples:\n  - name: echoes\n    input: {word: hi}\n"
+        "    expect: {output: {echo: hi}, text: \"Echo: hi\"}",
+        "Write the text the render templates produce for the expected output (`hi`), or change `render`.",
+    ),
+    "TP310": RuleDoc(
+        "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
+        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}",
+        "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: {code: too_loud}}`), "
+        "so the generated tests prove the handler can raise it.",
+    ),
+    # 4: the project and its exports
+    "TP401": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof]\ncontracts = \"contracts\"   # an empty folder",
+        "Add a contract (`toolproof new NAME`), or point `contracts` at the folder that holds them.",
+    ),
+    "TP402": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof]\ninclude = [\"gateways\"]",
+        "Name a built-in tool set (`toolproof toolsets` lists them): `include = [\"gateway\"]`.",
+    ),
+    "TP403": RuleDoc(
+        "name: a_tool_name_well_beyond_the_sixty_four_characters_a_provider_allows_for_it",
+        "Stay within the provider's limits (name length, description length, nesting depth, number of "
+        "properties), or do not export to that provider.",
+    ),
+    "TP404": RuleDoc(
+        "input:\n  properties:\n    word: {type: string, minLength: 1}\n"
+        "# note [TP404] openai: minLength dropped (strict mode refuses it)",
+        "Usually nothing: the runtime still validates every call against the contract. Under "
+        "`--strict-export`, accept the loss per provider in the settings "
+        "(see [Accepting export losses](../contracts/lint.md#accepting-export-losses)) or change the schema.",
+    ),
+    "TP405": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.export]\naccept-losses.openai = [\"*:input/properties/*\"]  # no part",
+        "Write each entry as `TOOL:SCHEMA[POINTER][:KEYWORD]`, e.g. `\"*:input/properties/*:minLength\"`.",
+    ),
+    "TP406": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.export]\naccept-losses.gemini = [\"*:input/properties/*:maxLength\"]",
+        "Remove the entry: no export to that provider loses what it accepts any more, and a stale entry "
+        "would hide a future loss.",
+    ),
+    "TP407": RuleDoc(
+        "# at --against main: version: 1.2.0, input.required: [word]\n"
+        "version: 1.3.0\ninput:\n  required: [word, language]   # a required field added",
+        "Bump the major version (`2.0.0`), or make the change compatible (an optional field with a default). "
+        "`toolproof breaking` shows each breaking change under its own rule.",
+    ),
+    "TP408": RuleDoc(
+        "# handlers/echo.py exists, but no contract names echo\n"
+        "# handlers/echo.py:1:1: error [TP408] handler module handlers.echo serves no contract",
+        "Remove the module, add its contract, or make it private (`handlers/_echo.py`): serve refuses to "
+        "start beside a public handler module that serves nothing.",
+    ),
+}
+# fmt: on
+"""Each rule's example and fix, by ID: the rule pages of the documentation site."""
