@@ -96,19 +96,6 @@ def _more_after(fd: int, end: int, size: int, after_cr: bool) -> bool:
     return not (after_cr and end + 1 == size and os.pread(fd, 1, end) == b"\n")
 
 
-def _window(
-    start: int,
-    groups: list[bytes],
-    count: int,
-    cut: list[int],
-    total: int | None,
-    more: bool | None,
-    read: int,
-    longest: int,
-) -> Window:
-    return Window(start, b"\n".join(groups), count, cut, total, more, read, longest)
-
-
 def _known_window(
     fd: int, index: LineIndex, size: int, start: int, limit: int, max_line_bytes: int, measure: int
 ) -> Window | int | None:
@@ -215,184 +202,288 @@ def read_window(
     if known_total is not None and start > known_total:
         return Window(start, b"", 0, [], known_total, False, 0, 0)
     report = ProgressReport(progress, pos, size) if progress is not None and size - pos >= PROGRESS_MIN else None
-    window = _scan(fd, index, size, pos, line, start, limit, max_line_bytes, measure, count_total, marking, report)
+    want = _Want(start, limit, max_line_bytes, measure, count_total)
+    window = _Scan(fd, index, size, want, marking, report).run(pos, line)
     if report is not None:
         report.done()
     return window
 
 
-def _scan(
-    fd: int,
-    index: LineIndex,
-    size: int,
-    pos: int,
-    line: int,
-    start: int,
-    limit: int,
-    max_line_bytes: int,
-    measure: int,
-    count_total: bool,
-    marking: bool,
-    report: ProgressReport | None,
-) -> Window:
-    """``read_window`` from the checkpoint ``pos`` (where line ``line`` is under way), marking where it begins
-    and ends in the index when ``marking``."""
-    known_total = index.total
-    stop_at_cut = not count_total
-    if known_total is not None:
-        count_total = False  # the index already knows it: stop after the window (but not before it is full)
-    vector = size - pos >= VECTOR_MIN or "numpy" in sys.modules
-    # A checkpoint may fall between the two bytes of a CRLF: its LF then ends no line.
-    after_cr = pos > 0 and os.pread(fd, 1, pos - 1) == b"\r"
-    groups: list[bytes] = []  # runs of whole window lines, each joined by LF
-    count = 0  # window lines in ``groups``
-    longest = 0
-    cut: list[int] = []
-    partial = b""  # the kept start of a window line that runs on into the next chunk
-    in_partial = False
-    skipping = False  # inside a cut window line, looking for its end
-    bytes_read = 0
-    ends_with_terminator = True
-    more: bool | None
-    # One buffer for every chunk (a fresh 256 KiB bytes per read costs a fifth
-    # more), starting small so a window near the start reads little.
-    step = min(FIRST_CHUNK, CHUNK)
-    buffer = bytearray(step)
-    view = memoryview(buffer)
-    counter = Counter(buffer, vector)
-    while pos < size:
-        if step < CHUNK and pos > 0:
-            step = min(step * 4, CHUNK)
-            view.release()
-            buffer = bytearray(step)
-            view = memoryview(buffer)
-            counter = Counter(buffer, vector)
-        got = os.preadv(fd, [view[: min(step, size - pos)]], pos)
-        if got == 0:
-            break
-        raw = buffer if got == len(buffer) else buffer[:got]
-        index.record(pos, line, raw, fd)
-        bytes_read += got
-        if report is not None:
-            report.at(pos + got)
-        if (line < start or (count >= limit and count_total and not skipping)) and not after_cr and b"\r" not in raw:
-            # Only counting, in a chunk with no CR: count in place, without the window's machinery.
-            terms = counter.count(got)
-            if count >= limit or line + terms < start:
-                line += terms
-                ends_with_terminator = raw[-1] == 0x0A
-                pos += got
-                continue
-        chunk = _normalised(raw, after_cr)
-        after_cr = raw[-1] == 0x0D
+@dataclass(frozen=True, slots=True)
+class _Want:
+    """What a scan is asked for: the window, how long a kept line may be, and whether to count every line."""
+
+    start: int
+    limit: int
+    max_line_bytes: int
+    measure: int
+    """Lines longer than this are measured exactly (see ``read_window``'s ``exact_over``)."""
+    count_total: bool
+
+
+class _Scan:
+    """One pass of ``read_window`` from a checkpoint, a chunk at a time: it counts the lines before the window,
+    keeps the window's lines, and counts on to the end when the total is wanted.
+
+    ``line`` is always the line holding the byte at ``pos``; ``pos`` is where the chunk being scanned starts.
+    The window begins (and the next one would begin) where the index is told, when ``marking``.
+    """
+
+    __slots__ = (
+        "after_cr",
+        "bytes_read",
+        "count",
+        "count_total",
+        "cut",
+        "ends_with_terminator",
+        "fd",
+        "groups",
+        "in_partial",
+        "index",
+        "known_total",
+        "limit",
+        "line",
+        "longest",
+        "marking",
+        "max_line_bytes",
+        "measure",
+        "partial",
+        "pos",
+        "report",
+        "size",
+        "skipping",
+        "start",
+        "stop_at_cut",
+        "vector",
+    )
+
+    def __init__(
+        self, fd: int, index: LineIndex, size: int, want: _Want, marking: bool, report: ProgressReport | None
+    ) -> None:
+        self.fd, self.index, self.size, self.marking, self.report = fd, index, size, marking, report
+        self.start, self.limit, self.max_line_bytes, self.measure = (
+            want.start,
+            want.limit,
+            want.max_line_bytes,
+            want.measure,
+        )
+        self.known_total = index.total
+        self.stop_at_cut = not want.count_total
+        # When the index already knows the total, stop after the window (but not before it is full).
+        self.count_total = want.count_total and self.known_total is None
+        self.groups: list[bytes] = []  # runs of whole window lines, each joined by LF
+        self.count = 0  # window lines in ``groups``
+        self.longest = 0
+        self.cut: list[int] = []
+        self.partial = b""  # the kept start of a window line that runs on into the next chunk
+        self.in_partial = False
+        self.skipping = False  # inside a cut window line, looking for its end
+        self.bytes_read = 0
+        self.ends_with_terminator = True
+        self.pos = self.line = 0
+        self.vector = self.after_cr = False
+
+    def run(self, pos: int, line: int) -> Window:
+        """The window, scanning from the checkpoint ``pos``, where line ``line`` is under way."""
+        fd, size = self.fd, self.size
+        self.pos, self.line = pos, line
+        self.vector = size - pos >= VECTOR_MIN or "numpy" in sys.modules
+        # A checkpoint may fall between the two bytes of a CRLF: its LF then ends no line.
+        self.after_cr = pos > 0 and os.pread(fd, 1, pos - 1) == b"\r"
+        # One buffer for every chunk (a fresh 256 KiB bytes per read costs a fifth
+        # more), starting small so a window near the start reads little.
+        step = min(FIRST_CHUNK, CHUNK)
+        buffer = bytearray(step)
+        view = memoryview(buffer)
+        counter = Counter(buffer, self.vector)
+        while pos < size:
+            if step < CHUNK and pos > 0:
+                step = min(step * 4, CHUNK)
+                view.release()
+                buffer = bytearray(step)
+                view = memoryview(buffer)
+                counter = Counter(buffer, self.vector)
+            got = os.preadv(fd, [view[: min(step, size - pos)]], pos)
+            if got == 0:
+                break
+            raw = buffer if got == len(buffer) else buffer[:got]
+            self.index.record(pos, self.line, raw, fd)
+            self.bytes_read += got
+            if self.report is not None:
+                self.report.at(pos + got)
+            if not self._counted(raw, got, counter):
+                window = self._chunk(raw, got)
+                if window is not None:
+                    return window
+            pos = self.pos = pos + got
+        return self._end()
+
+    def _counted(self, raw: bytearray, got: int, counter: Counter) -> bool:
+        """Whether the chunk only had to be counted (before the window, or after it for the total), and was.
+
+        Only a chunk with no CR is counted in place, without the window's machinery.
+        """
+        if not (
+            (self.line < self.start or (self.count >= self.limit and self.count_total and not self.skipping))
+            and not self.after_cr
+            and b"\r" not in raw
+        ):
+            return False
+        terms = counter.count(got)
+        if self.count >= self.limit or self.line + terms < self.start:
+            self.line += terms
+            self.ends_with_terminator = raw[-1] == 0x0A
+            return True
+        return False
+
+    def _chunk(self, raw: bytearray, got: int) -> Window | None:
+        """Scan the chunk read at ``pos``; the window when the scan ends here, else None."""
+        chunk = _normalised(raw, self.after_cr)
+        self.after_cr = raw[-1] == 0x0D
         n = len(chunk)
         if n == 0:  # the LF of a CRLF that the previous chunk ended in the middle of
-            pos += got
-            continue
-        ends_with_terminator = chunk[-1] == 0x0A
-        ends = Ends(chunk, vector)
-        p = 0
-        if skipping:
+            return None
+        self.ends_with_terminator = chunk[-1] == 0x0A
+        ends = Ends(chunk, self.vector)
+        p = self._first(chunk, ends, chunk is raw)
+        if p is None:
+            return None
+        kept = self._collect(chunk, ends, p, got)
+        if isinstance(kept, Window):
+            return kept
+        if self.count >= self.limit and not self.skipping:
+            if self.marking:
+                if chunk is raw:
+                    self.index.mark(self.start + self.count, self.pos + kept)  # where the next window begins
+                self.marking = False
+            if not self.count_total:
+                return self._window(kept < n or self._more_after(got))
+            self.line += ends.count(kept)
+        return None
+
+    def _first(self, chunk: bytes | bytearray, ends: Ends, in_place: bool) -> int | None:
+        """Where in ``chunk`` the window's next line begins: past the end of a cut line or of the lines before
+        the window; None when it is not in this chunk.
+
+        ``in_place``: offsets in the chunk are offsets in the file (nothing was normalised).
+        """
+        if self.skipping:
             q = chunk.find(b"\n")
             if q < 0:
-                pos += got
-                continue
-            skipping = False
-            line += 1
-            p = q + 1
-        elif line < start:
-            terms = ends.count(0)
-            if line + terms < start:
-                line += terms
-                pos += got
-                continue
-            p = ends.nth_end(0, start - line)
-            line = start
-            if marking and chunk is raw:  # offsets in the chunk are offsets in the file
-                index.mark(start, pos + p)
-        while count < limit and p < n:
-            if not in_partial:
-                # The whole lines of this chunk that the window still needs, kept in one piece.
-                found = ends.count(p)
-                take = min(found, limit - count)
-                if take:
-                    e, run_longest = ends.run(p, take, measure, last=take == found)
-                    group = bytes(memoryview(chunk)[p : e - 1])
-                    if run_longest > max_line_bytes:
-                        bulk = group.split(b"\n")
-                        longs = [i for i, piece in enumerate(bulk) if len(piece) > max_line_bytes]
-                        if stop_at_cut:  # keep up to the first cut line, and stop there
-                            first = longs[0]
-                            q = p + sum(map(len, bulk[: first + 1])) + first  # the LF ending that line
-                            kept = bulk[: first + 1]
-                            kept[first] = kept[first][:max_line_bytes]
-                            cut.append(count + first)
-                            groups.append(b"\n".join(kept))
-                            count += first + 1
-                            longest = max(longest, *map(len, kept))
-                            more = q + 1 < n or _more_after(fd, pos + got, size, after_cr)
-                            if known_total is not None:
-                                more = start + count - 1 < known_total
-                            return _window(start, groups, count, cut, index.total, more, bytes_read, longest)
-                        for i in longs:
-                            cut.append(count + i)
-                            bulk[i] = bulk[i][:max_line_bytes]
-                        group = b"\n".join(bulk)
-                        run_longest = max(map(len, bulk))
-                    groups.append(group)
-                    count += take
-                    longest = max(longest, run_longest)
-                    line += take
-                    p = e
-                    continue
-            # By hand, one line: the end of a line begun in an earlier chunk, or the start of one running on.
-            q = chunk.find(b"\n", p)
-            end = n if q < 0 else q
-            room = max_line_bytes - len(partial)
-            too_long = end - p > room
-            piece = partial + bytes(memoryview(chunk)[p : p + min(end - p, room)])
-            partial, in_partial = b"", False
-            if too_long:
-                cut.append(count)
-                groups.append(piece)
-                count += 1
-                longest = max(longest, len(piece))
-                if stop_at_cut:
-                    if q < 0:
-                        more = None if pos + got < size else False
-                    else:
-                        more = q + 1 < n or _more_after(fd, pos + got, size, after_cr)
-                    if known_total is not None:
-                        more = start + count - 1 < known_total
-                    return _window(start, groups, count, cut, index.total, more, bytes_read, longest)
-                if q < 0:
-                    skipping = True
-                    p = n
-                    break
-            elif q < 0:
-                partial, in_partial = piece, True
-                p = n
-                break
+                return None
+            self.skipping = False
+            self.line += 1
+            return q + 1
+        if self.line >= self.start:
+            return 0
+        terms = ends.count(0)
+        if self.line + terms < self.start:
+            self.line += terms
+            return None
+        p = ends.nth_end(0, self.start - self.line)
+        self.line = self.start
+        if self.marking and in_place:
+            self.index.mark(self.start, self.pos + p)
+        return p
+
+    def _collect(self, chunk: bytes | bytearray, ends: Ends, p: int, got: int) -> int | Window:
+        """Keep the window lines of ``chunk`` from ``p``: where keeping stopped, or the window when a cut line
+        ends the scan."""
+        n = len(chunk)
+        while self.count < self.limit and p < n:
+            kept: int | Window
+            if not self.in_partial and (take := min(found := ends.count(p), self.limit - self.count)):
+                kept = self._lines(chunk, ends, p, take, take == found, got)
             else:
-                groups.append(piece)
-                count += 1
-                longest = max(longest, len(piece))
-            line += 1
-            p = q + 1
-        if count >= limit and not skipping:
-            if marking:
-                if chunk is raw:
-                    index.mark(start + count, pos + p)  # where the next window begins
-                marking = False
-            if not count_total:
-                more = p < n or _more_after(fd, pos + got, size, after_cr)
-                return _window(start, groups, count, cut, index.total, more, bytes_read, longest)
-            line += ends.count(p)
-        pos += got
-    if in_partial:  # the file ends inside a window line that has no terminator
-        groups.append(partial)
-        count += 1
-        longest = max(longest, len(partial))
-    total = 0 if size == 0 else (line - 1 if ends_with_terminator else line)
-    index.total = total
-    return _window(start, groups, count, cut, total, start + count - 1 < total, bytes_read, longest)
+                kept = self._line(chunk, p, got)
+            if isinstance(kept, Window):
+                return kept
+            p = kept
+        return p
+
+    def _lines(self, chunk: bytes | bytearray, ends: Ends, p: int, take: int, last: bool, got: int) -> int | Window:
+        """Keep the ``take`` whole lines from ``p`` in one piece (``last``: the chunk's last whole ones); where
+        they end, or the window when a cut line ends the scan."""
+        e, run_longest = ends.run(p, take, self.measure, last=last)
+        group = bytes(memoryview(chunk)[p : e - 1])
+        if run_longest > self.max_line_bytes:
+            bulk = group.split(b"\n")
+            longs = [i for i, piece in enumerate(bulk) if len(piece) > self.max_line_bytes]
+            if self.stop_at_cut:  # keep up to the first cut line, and stop there
+                first = longs[0]
+                q = p + sum(map(len, bulk[: first + 1])) + first  # the LF ending that line
+                kept = bulk[: first + 1]
+                kept[first] = kept[first][: self.max_line_bytes]
+                self.cut.append(self.count + first)
+                self.groups.append(b"\n".join(kept))
+                self.count += first + 1
+                self.longest = max(self.longest, *map(len, kept))
+                return self._cut_window(q + 1 < len(chunk) or self._more_after(got))
+            for i in longs:
+                self.cut.append(self.count + i)
+                bulk[i] = bulk[i][: self.max_line_bytes]
+            group = b"\n".join(bulk)
+            run_longest = max(map(len, bulk))
+        self.groups.append(group)
+        self.count += take
+        self.longest = max(self.longest, run_longest)
+        self.line += take
+        return e
+
+    def _line(self, chunk: bytes | bytearray, p: int, got: int) -> int | Window:
+        """Keep one line by hand: the end of a line begun in an earlier chunk, or the start of one running on.
+
+        Returns where the next line begins (the chunk's end when this one runs on), or the window when a cut
+        line ends the scan.
+        """
+        n = len(chunk)
+        q = chunk.find(b"\n", p)
+        end = n if q < 0 else q
+        room = self.max_line_bytes - len(self.partial)
+        too_long = end - p > room
+        piece = self.partial + bytes(memoryview(chunk)[p : p + min(end - p, room)])
+        self.partial, self.in_partial = b"", False
+        if too_long:
+            self.cut.append(self.count)
+            self._keep(piece)
+            if self.stop_at_cut:
+                if q < 0:
+                    return self._cut_window(None if self.pos + got < self.size else False)
+                return self._cut_window(q + 1 < n or self._more_after(got))
+            if q < 0:
+                self.skipping = True
+                return n
+        elif q < 0:
+            self.partial, self.in_partial = piece, True
+            return n
+        else:
+            self._keep(piece)
+        self.line += 1
+        return q + 1
+
+    def _keep(self, piece: bytes) -> None:
+        self.groups.append(piece)
+        self.count += 1
+        self.longest = max(self.longest, len(piece))
+
+    def _more_after(self, got: int) -> bool:
+        """Whether a line starts after the chunk, whose last line has just ended."""
+        return _more_after(self.fd, self.pos + got, self.size, self.after_cr)
+
+    def _cut_window(self, more: bool | None) -> Window:
+        """The window, stopped at the cut line just kept; ``more`` as the chunk tells it, unless the index knows."""
+        if self.known_total is not None:
+            more = self.start + self.count - 1 < self.known_total
+        return self._window(more)
+
+    def _end(self) -> Window:
+        """The window at the end of the file, which tells the total (told to the index)."""
+        if self.in_partial:  # the file ends inside a window line that has no terminator
+            self._keep(self.partial)
+        total = 0 if self.size == 0 else (self.line - 1 if self.ends_with_terminator else self.line)
+        self.index.total = total
+        return self._window(self.start + self.count - 1 < total)
+
+    def _window(self, more: bool | None) -> Window:
+        groups = b"\n".join(self.groups)
+        return Window(self.start, groups, self.count, self.cut, self.index.total, more, self.bytes_read, self.longest)
