@@ -6,7 +6,7 @@ TYPESCRIPT := 5.9.3
 # nox runs with --no-venv: the session commands (toolproof, ruff, mypy, pytest) come from .venv.
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: gen test lint bench fuzz golden clean
+.PHONY: gen test lint docs bench fuzz golden clean
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -27,6 +27,8 @@ $(STAMP): pyproject.toml Makefile
 	# haproxy: tests/runtime/test_scale_out.py balances `serve --workers` instances with it; wrk: benchmarks/http.py.
 	command -v haproxy || (apt-get update && apt-get install -y haproxy)
 	command -v wrk || (apt-get update && apt-get install -y wrk)
+	# chromium: tests/docs/test_site.py opens the built docs site in it, headless (playwright drives it, no download).
+	command -v chromium || (apt-get update && apt-get install -y chromium)
 	touch $(STAMP)
 
 gen: $(STAMP)
@@ -37,6 +39,9 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m nox --no-venv -s lint typing
+
+docs: $(STAMP)
+	$(PY) -m nox --no-venv -s docs -- serve
 
 bench: $(STAMP)
 	$(PY) -m nox --no-venv -s bench

@@ -1,6 +1,6 @@
 """The sessions CI and `make` run. `make` calls them with --no-venv inside .venv.
 
-check = gen_check + contracts + lint + typing + tests, the whole of `make test`.
+check = gen_check + contracts + lint + typing + docs + tests, the whole of `make test`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,19 @@ def typing(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site strictly: a broken link, a missing page or a docstring griffe cannot read fails.
+
+    ``nox -s docs -- serve`` previews it instead (``make docs``), rebuilding on every change.
+    """
+    env = {"NO_MKDOCS_2_WARNING": "1"}  # Material's notice on every build; the choice is in pyproject.toml
+    if session.posargs[:1] == ["serve"]:
+        session.run("mkdocs", "serve", "--strict", *session.posargs[1:], env=env)
+    else:
+        session.run("mkdocs", "build", "--strict", "--site-dir", "build/site", *session.posargs, env=env)
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
     """pytest on both cores: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
 
@@ -55,7 +68,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def check(session: nox.Session) -> None:
     """The full check `make test` and CI run."""
-    for name in ("gen_check", "contracts", "lint", "typing", "tests"):
+    for name in ("gen_check", "contracts", "lint", "typing", "docs", "tests"):
         session.notify(name)
 
 
