@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, TypeAlias
 
+from toolproof.runtime.plans import leading, rewrite
 from toolproof.runtime.pointers import resolve_local
 
 __all__ = ["IntegerPlan", "coerce_integers", "plan_for"]
@@ -302,18 +303,7 @@ def _prune(top: IntegerPlan, nodes: list[IntegerPlan]) -> IntegerPlan | None:
 
     ``nodes`` holds every plan made for the schema; a plan is kept when it, or one it leads to, says integer.
     """
-    parents: dict[int, list[IntegerPlan]] = {}
-    for node in nodes:
-        for child in node._children():
-            if child is not None:
-                parents.setdefault(id(child), []).append(node)
-    todo = [node for node in nodes if node.here]
-    useful = {id(node) for node in todo}
-    while todo:
-        for parent in parents.get(id(todo.pop()), ()):
-            if id(parent) not in useful:
-                useful.add(id(parent))
-                todo.append(parent)
+    useful = leading(nodes, IntegerPlan._children, lambda node: node.here)
 
     def kept(plan: IntegerPlan | None) -> IntegerPlan | None:
         return plan if plan is not None and id(plan) in useful else None
@@ -351,38 +341,21 @@ def plan_for(schema: Any) -> IntegerPlan | None:
 
 def coerce_integers(plan: IntegerPlan, value: Any) -> Any:
     """``value`` with each whole-number float where ``plan`` says integer made an int (a copy only on change)."""
+    return rewrite(plan, value, _integer_here, _property_plan, float)
+
+
+def _integer_here(plan: IntegerPlan, value: Any) -> Any:
     if type(value) is float:
         return int(value) if plan.here and value.is_integer() else value
-    if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for key, item in value.items():
-            if plan.properties is not None and key in plan.properties:
-                sub: IntegerPlan | None = plan.properties[key]
-            elif key in plan.declared:
-                continue
-            elif plan.patterns:
-                matched = frozenset(pattern for pattern, regex in plan.patterns if regex.search(key))
-                sub = plan.others.get(matched)
-            else:
-                sub = plan.additional
-            if sub is None:
-                continue
-            fixed = coerce_integers(sub, item)
-            if fixed is not item:
-                if changed is None:
-                    changed = dict(value)
-                changed[key] = fixed
-        return value if changed is None else changed
-    if isinstance(value, list):
-        out: list[Any] | None = None
-        for index, item in enumerate(value):
-            sub = plan.prefix[index] if index < len(plan.prefix) else plan.items
-            if sub is None:
-                continue
-            fixed = coerce_integers(sub, item)
-            if fixed is not item:
-                if out is None:
-                    out = list(value)
-                out[index] = fixed
-        return value if out is None else out
     return value
+
+
+def _property_plan(plan: IntegerPlan, key: str) -> IntegerPlan | None:
+    """The plan of the property ``key`` of an object where ``plan`` holds: named, by its patterns, or the rest's."""
+    if plan.properties is not None and key in plan.properties:
+        return plan.properties[key]
+    if key in plan.declared:
+        return None
+    if plan.patterns:
+        return plan.others.get(frozenset(pattern for pattern, regex in plan.patterns if regex.search(key)))
+    return plan.additional

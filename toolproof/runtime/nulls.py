@@ -24,6 +24,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from toolproof.runtime.plans import leading, rewrite
 from toolproof.runtime.pointers import resolve_local
 
 __all__ = [
@@ -163,14 +164,7 @@ def _prune(top: NullPlan) -> NullPlan | None:
             seen.add(id(node))
             nodes.append(node)
             todo.extend(node._children())
-    useful = {id(node) for node in nodes if node.droppable}
-    grew = True
-    while grew:
-        grew = False
-        for node in nodes:
-            if id(node) not in useful and any(id(child) in useful for child in node._children()):
-                useful.add(id(node))
-                grew = True
+    useful = leading(nodes, NullPlan._children, lambda node: bool(node.droppable))
     for node in nodes:
         node.properties = {name: sub for name, sub in node.properties.items() if id(sub) in useful}
         node.items = node.items if node.items is not None and id(node.items) in useful else None
@@ -253,32 +247,21 @@ def _or_null(schema: Any) -> dict[str, Any]:
 
 def drop_absent_nulls(plan: NullPlan, value: Any) -> Any:
     """``value`` without the null keys ``plan`` allows to drop (a copy only when something changes)."""
-    if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for name in plan.droppable:
-            if name in value and value[name] is None:
-                if changed is None:
-                    changed = dict(value)
-                del changed[name]
-        for name, sub in plan.properties.items():
-            inner = value.get(name)
-            if isinstance(inner, (dict, list)):
-                fixed = drop_absent_nulls(sub, inner)
-                if fixed is not inner:
-                    if changed is None:
-                        changed = dict(value)
-                    changed[name] = fixed
-        return value if changed is None else changed
-    if isinstance(value, list):
-        out: list[Any] | None = None
-        for index, item in enumerate(value):
-            inside = plan.prefix[index] if index < len(plan.prefix) else plan.items
-            if inside is None or not isinstance(item, (dict, list)):
-                continue
-            fixed = drop_absent_nulls(inside, item)
-            if fixed is not item:
-                if out is None:
-                    out = list(value)
-                out[index] = fixed
-        return value if out is None else out
-    return value
+    return rewrite(plan, value, _drop_here, _property_plan, dict)
+
+
+def _drop_here(plan: NullPlan, value: Any) -> Any:
+    """An object without the null keys ``plan`` drops; any other value as it is."""
+    if not isinstance(value, dict):
+        return value
+    changed: dict[str, Any] | None = None
+    for name in plan.droppable:
+        if name in value and value[name] is None:
+            if changed is None:
+                changed = dict(value)
+            del changed[name]
+    return value if changed is None else changed
+
+
+def _property_plan(plan: NullPlan, key: str) -> NullPlan | None:
+    return plan.properties.get(key)
