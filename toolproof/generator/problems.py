@@ -257,9 +257,11 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "a param the message does not show never reaches the model.",
     ),
     "TP109": RuleDoc(
-        "skill_gate:\n  skill_field: skill\n  token_field: skill_token\n  error: skill_not_loaded\n"
-        "# but input has no field 'skill', or errors has no 'skill_not_loaded'",
-        "Make the gate name an input field that exists and an error code of the catalogue "
+        "skill_gate:\n  document: builtin://read_file/SKILL.md\n  path_argument: path\n"
+        "  token_argument: skillToken          # no such input field\n"
+        "  token_output: skillToken\n  missing_error: skill_token_required   # not in the catalogue\n"
+        "  invalid_error: skill_token_invalid",
+        "Make the gate name input and output fields that exist and error codes of the catalogue "
         "(see [the skill gate](../contracts/index.md#the-skill-gate)).",
     ),
     "TP110": RuleDoc(
@@ -365,11 +367,11 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "input:\n  properties:\n    word: {type: string, minLength: 1}\n  required: [word]\n"
         "examples:\n  - name: echoes\n    input: {text: hi}",
         "Make the input valid (`{word: hi}`). An example that means to show a refusal expects "
-        "`{error: {code: invalid_arguments}}`.",
+        "`{error: invalid_arguments}`.",
     ),
     "TP305": RuleDoc(
         "examples:\n  - name: refuses an empty word\n    input: {word: hi}\n"
-        "    expect: {error: {code: invalid_arguments}}",
+        "    expect: {error: invalid_arguments}",
         "Give the example an input the schema refuses (`{word: \"\"}`), or expect the tool's real result.",
     ),
     "TP306": RuleDoc(
@@ -379,13 +381,13 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP307": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
-        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n    expect: {error: {code: too_lound}}",
+        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n    expect: {error: too_lound}",
         "Use a code the catalogue defines (`too_loud`) or a standard code, or add the error to `errors`.",
     ),
     "TP308": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
         "examples:\n  - name: refuses shouting\n    input: {word: HI}\n"
-        "    expect: {error: {code: too_loud, message: \"HI is too loud\"}}",
+        "    expect: {error: too_loud, message: \"HI is too loud\"}",
         "Write the message the template produces for the example's input and params "
         "(`The word 'HI' is too loud`), or leave `message` out and let the test check the code only.",
     ),
@@ -397,7 +399,7 @@ DOCS: Final[dict[str, RuleDoc]] = {
     "TP310": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
         "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}",
-        "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: {code: too_loud}}`), "
+        "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: too_loud}`), "
         "so the generated tests prove the handler can raise it.",
     ),
     # 4: the project and its exports
