@@ -27,13 +27,11 @@ at exit). Calls of tools without a timeout run inline.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-import orjson
-
+from toolproof.runtime.arguments import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, BadArguments, parse_arguments
 from toolproof.runtime.coercion import coerce_integers
 from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
 from toolproof.runtime.errors import (
@@ -48,8 +46,6 @@ from toolproof.runtime.errors import (
     ToolError,
     shown,
 )
-from toolproof.runtime.json_paths import key_step, shown_path
-from toolproof.runtime.json_reader import JsonBeyondLimits, Unreadable, json_value
 from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
@@ -63,9 +59,6 @@ __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIME
 
 _log = logging.getLogger("toolproof.dispatch")
 
-MAX_ARGUMENT_BYTES = 1 << 20
-"""Argument strings longer than this are refused before parsing (1 MiB)."""
-
 MAX_RESULT_BYTES = 80 << 20
 """Results larger than this (rendered text plus output as JSON) become ``response_too_large`` (80 MiB).
 
@@ -76,94 +69,6 @@ characters, each ``\\u00XX`` (6 bytes) in JSON, besides its 10 MiB of text."""
 
 TIMEOUT_WORKERS = 4
 """Handlers of tools with a ``timeout`` that may run at once, timed-out ones still running included."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class _BadArguments(Exception):
-    def __init__(self, detail: str) -> None:
-        self.detail = detail
-
-
-MAX_ARGUMENT_DEPTH = 512
-"""Arguments nested deeper are refused: validators (and their explanations) recurse, and would fail at ~1000."""
-
-
-def _unwritable(value: Any) -> str | None:
-    """Where in ``value`` a string (or a property name) holds a lone surrogate, or JSON too large was, as a message.
-
-    None if nowhere. An ``Unreadable`` is what a transport's reader put in place of valid JSON beyond its
-    bounds (``toolproof.runtime.json_reader``): a number too long or too large, nesting too deep. Nesting deeper
-    than ``MAX_ARGUMENT_DEPTH`` is refused too. A loop, not a recursion: a transport reads nesting 1024 deep.
-    """
-    # (value, its depth, its path, its path's first step, the property name it is under or None), in document order
-    todo: list[tuple[Any, int, str, str, Any]] = [(value, 0, "$", "$", None)]
-    while todo:
-        item, depth, path, top, key = todo.pop()
-        shown = shown_path(path, top)
-        if depth > MAX_ARGUMENT_DEPTH:
-            return f"{top}: nested more than {MAX_ARGUMENT_DEPTH} levels deep"
-        if isinstance(key, str) and _SURROGATE.search(key) is not None:
-            return f"{shown}: the property name holds a lone surrogate, which is not text; send valid Unicode text"
-        if isinstance(item, str):
-            found = _SURROGATE.search(item)
-            if found is not None:
-                where = f"{printable(found.group())} at character {found.start()}"
-                return f"{shown}: holds a lone surrogate ({where}), which is not text; send valid Unicode text"
-        elif isinstance(item, Unreadable):
-            return f"{shown}: {item.what}"
-        elif isinstance(item, Mapping):
-            steps = [(v, path + key_step(str(k)), k) for k, v in item.items()]
-            todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
-        elif isinstance(item, list | tuple):
-            steps = [(v, f"{path}[{index}]", None) for index, v in enumerate(item)]
-            todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
-    return None
-
-
-def _text_only(value: Any) -> Any:
-    """``value`` unchanged, after making sure no string in it holds a lone surrogate, and nothing is ``Unreadable``.
-
-    Raises:
-        _BadArguments: one does; the message names where.
-    """
-    try:
-        orjson.dumps(value)  # fast, and refuses lone surrogates (also big integers and non-JSON types)
-        return value
-    except orjson.JSONEncodeError:
-        pass
-    problem = _unwritable(value)
-    if problem is not None:
-        raise _BadArguments(problem)
-    return value
-
-
-def _parse(arguments: str | bytes | Mapping[str, Any] | None, limit: int) -> Any:
-    """The arguments as a value holding only text, parsed first when they are JSON text.
-
-    The two usual forms, a dict (from a transport that parsed the request) and
-    a str (from an LLM API), are told by their exact type, which is cheaper
-    than the ``Mapping`` check that only the others reach.
-
-    Raises:
-        _BadArguments: too long, not JSON, nested too deeply or holding a lone surrogate.
-    """
-    if type(arguments) is dict:
-        return _text_only(arguments)
-    if type(arguments) is not str:
-        if arguments is None:
-            return {}
-        if isinstance(arguments, Mapping):
-            return _text_only(arguments)
-    if len(arguments) > limit:
-        raise _BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
-    try:
-        parsed = json_value(arguments)
-    except JsonBeyondLimits as exc:  # valid JSON, a number too large or nesting too deep: _text_only names where
-        parsed = exc.value
-    except ValueError as exc:
-        raise _BadArguments(f"$: arguments are not valid JSON ({exc})") from None
-    return _text_only(parsed)
 
 
 def _utf8(text: str) -> tuple[str, int]:
@@ -368,13 +273,13 @@ class Runtime:
         name = spec.name
         args: Any = {}
         try:
-            args = _parse(arguments, self.max_argument_bytes)
+            args = parse_arguments(arguments, self.max_argument_bytes)
             if tool.nulls is not None:
                 args = drop_absent_nulls(tool.nulls, args)
             if not tool.input.is_valid(args):
-                raise _BadArguments(tool.input.explain(args))
+                raise BadArguments(tool.input.explain(args))
             args = coerce_integers(tool.integers, args) if tool.integers is not None else args
-        except _BadArguments as bad:
+        except BadArguments as bad:
             return self._error(spec, INVALID_ARGUMENTS, {"detail": bad.detail}, args), 0
         except Exception:  # a validator that cannot cope (values beyond its range)
             log_failure(_log, "validating the arguments of %s failed", printable(name))
