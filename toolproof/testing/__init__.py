@@ -48,3 +48,7 @@ def __getattr__(name: str) -> Any:
             raise
         raise ImportError(f"toolproof.testing.{name} needs Hypothesis: pip install 'toolproof[testing]'") from exc
     return getattr(fuzz, name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from toolproof.builtin.files.audit import Audit
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.skills.resources import SkillGates, Skills
-from toolproof.runtime.host import HostOptions
+from toolproof.runtime import HostOptions
 
 __all__ = ["resources"]
 

@@ -10,7 +10,7 @@ from toolproof.builtin.files.access import Directory, FileAccessError
 from toolproof.builtin.files.workspace import symlink_policy
 from toolproof.builtin.skills.names import look_alike_winner, skill_name_problem
 from toolproof.builtin.skills.resources import Skills
-from toolproof.runtime.context import ToolContext
+from toolproof.runtime import ToolContext
 
 __all__ = ["is_plain_skill_name", "open_skill"]
 

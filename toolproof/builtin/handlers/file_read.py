@@ -19,9 +19,9 @@ from toolproof.builtin.files.decoding import DecodeError
 from toolproof.builtin.files.reading import LineWindow, read_lines
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.generated import file_read as contract
-from toolproof.runtime.context import ToolContext
+from toolproof.runtime import ToolContext, ToolError
 from toolproof.runtime.dispatch import MAX_RESULT_BYTES
-from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, ToolError, shown
+from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, shown
 
 __all__ = ["format_file_size", "handle"]
 

@@ -13,8 +13,8 @@ from toolproof.builtin.generated import get_skill as contract
 from toolproof.builtin.handlers._skills import is_plain_skill_name, open_skill
 from toolproof.builtin.skills.catalog import SKILL_FILES
 from toolproof.builtin.skills.resources import Skills
-from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError, shown
+from toolproof.runtime import ToolContext, ToolError
+from toolproof.runtime.errors import shown
 
 __all__ = ["handle"]
 

@@ -25,8 +25,8 @@ from toolproof.builtin.files.workspace import Workspace, symlink_policy
 from toolproof.builtin.generated import read_file as contract
 from toolproof.builtin.skills.gate import BUILTIN_SCHEME
 from toolproof.builtin.skills.resources import SkillGates
-from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError, shown
+from toolproof.runtime import ToolContext, ToolError
+from toolproof.runtime.errors import shown
 
 __all__ = ["handle"]
 

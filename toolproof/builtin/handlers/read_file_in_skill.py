@@ -10,8 +10,8 @@ from toolproof.builtin.files.decoding import DecodeError
 from toolproof.builtin.files.reading import read_text
 from toolproof.builtin.generated import read_file_in_skill as contract
 from toolproof.builtin.handlers._skills import is_plain_skill_name, open_skill
-from toolproof.runtime.context import ToolContext
-from toolproof.runtime.errors import ToolError, shown
+from toolproof.runtime import ToolContext, ToolError
+from toolproof.runtime.errors import shown
 
 __all__ = ["handle"]
 

@@ -13,7 +13,7 @@ from toolproof.builtin.generated import read_skill as contract
 from toolproof.builtin.skills.catalog import MAX_SKILL_BYTES, SKILL_FILES
 from toolproof.builtin.skills.frontmatter import strip_frontmatter
 from toolproof.builtin.skills.resources import Skills
-from toolproof.runtime.context import ToolContext
+from toolproof.runtime import ToolContext
 from toolproof.runtime.printable import printable
 
 __all__ = ["handle"]
