@@ -15,6 +15,7 @@ Everything is read from the repository, so the build needs no network.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -101,6 +102,10 @@ _LINT_GROUPS: Final = {
 }
 
 
+def _slug(group: str) -> str:
+    return f"group-{group}xx"
+
+
 def _lint_pages() -> dict[str, str]:
     from toolproof.generator.problems import DOCS, RULES
 
@@ -118,16 +123,18 @@ def _lint_pages() -> dict[str, str]:
     for rule_id in sorted(RULES):
         rule = RULES[rule_id]
         doc = DOCS[rule_id]
+        group_name = _LINT_GROUPS[rule_id[2]]
         if rule_id[2] != group:
             group = rule_id[2]
-            index += ["", f"## {group}xx: {_LINT_GROUPS[group]}", "", "| ID | Name | Level | What it catches |"]
+            heading = f"## {group}xx: {_LINT_GROUPS[group]} {{#{_slug(group)}}}"
+            index += ["", heading, "", "| ID | Name | Level | What it catches |"]
             index.append("| --- | --- | --- | --- |")
         index.append(f"| [{rule_id}]({rule_id}.md) | `{rule.name}` | {rule.level.value} | {_cell(rule.summary)} |")
         pages[f"rules/{rule_id}.md"] = "\n".join(
             [
                 f"# {rule_id} `{rule.name}`",
                 "",
-                f"**Level:** {rule.level.value} · **Group:** {group}xx, {_LINT_GROUPS[group].lower()}",
+                f"**Level:** {rule.level.value} · **Group:** [{group}xx, {group_name}](index.md#{_slug(group)})",
                 "",
                 "## What it catches",
                 "",
@@ -246,7 +253,7 @@ def _object_section(title: str, anchor: str, schema: dict[str, Any], depth: int)
             sub_anchor = f"{anchor}-{name}".replace("_", "-")
             kind = f"[object](#{sub_anchor})"
             nested.append((name, sub_anchor, sub))
-        described = " ".join(filter(None, [sub.get("description", ""), _constraints(sub)]))
+        described = " ".join(filter(None, [html.escape(sub.get("description", ""), quote=False), _constraints(sub)]))
         lines.append(f"| `{name}` | {kind} | {'yes' if name in required else 'no'} | {_cell(described)} |")
     lines.append("")
     for name, sub_anchor, sub in nested:
@@ -332,12 +339,23 @@ def _command(path: str, command: click.Command, ctx: click.Context, depth: int) 
         for option in options:
             names = ", ".join(f"`{o}`" for o in [*option.opts, *option.secondary_opts])
             kind = "flag" if option.is_flag else _cell(option.type.name)
-            default = "" if option.is_flag or option.default in (None, (), "") else f"`{option.default}`"
-            lines.append(f"| {names} | {kind} | {_cell(str(default))} | {_cell(option.help or '')} |")
+            if option.multiple:
+                kind += ", repeatable"
+            if option.required:
+                kind += ", required"
+            lines.append(f"| {names} | {kind} | {_default(option)} | {_cell(option.help or '')} |")
         lines.append("")
     for name, sub, sub_ctx in _walk(command, ctx):
         lines += _command(f"{path} {name}", sub, sub_ctx, min(depth + 1, 4))
     return lines
+
+
+def _default(option: click.Option) -> str:
+    """The default as the help shows it; none for flags, unset values (click's sentinel) and empty ones."""
+    default = option.default
+    if option.is_flag or default in (None, (), [], "") or type(default).__name__ == "Sentinel" or callable(default):
+        return ""
+    return f"`{_cell(str(default))}`"
 
 
 def _dedent(text: str) -> str:
