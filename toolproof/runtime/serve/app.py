@@ -50,7 +50,17 @@ from urllib.parse import urlsplit
 import orjson
 
 from toolproof.runtime.printable import one_line, printable
-from toolproof.runtime.serve.http import HttpApp, HttpLimits, Message, Receive, Scope, Send, header, json_headers
+from toolproof.runtime.serve.http import (
+    HttpApp,
+    HttpLimits,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    header,
+    json_headers,
+    repeated_headers,
+)
 from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
 
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
@@ -90,7 +100,7 @@ HEALTH: Final = "/healthz"
 TOKENS_ENV: Final = "TOOLPROOF_AUTH_TOKENS"
 _LOOPBACK: Final = ("localhost", "127.0.0.1", "[::1]")
 _LOGGED_CHARS: Final = 120
-_SINGLE: Final = frozenset({b"host", b"origin", b"authorization"})
+_SINGLE: Final = frozenset({"host", "origin", "authorization"})
 """Headers the gates read, which a request may carry once only."""
 _ALLOWED_HEADERS: Final = (
     b"Accept, Authorization, Content-Type, Last-Event-ID, Mcp-Method, Mcp-Name, Mcp-Protocol-Version, "
@@ -120,22 +130,6 @@ def _host_name(value: str) -> str | None:
     if rest and not (rest[0] == ":" and rest[1:].isascii() and rest[1:].isdigit() and len(rest) <= 6):
         return None
     return host
-
-
-def _repeated(scope: Scope) -> str | None:
-    """The first of Host, Origin and Authorization the request carries more than once, or None.
-
-    A gate reads one value; a repeated header would let it read another value than
-    the next hop does, so such a request is refused (RFC 9110 §5.3, RFC 9112 §3.2 for Host).
-    """
-    seen: set[bytes] = set()
-    for key, _ in scope.get("headers", ()):
-        name = bytes(key).lower()
-        if name in _SINGLE:
-            if name in seen:
-                return name.decode()
-            seen.add(name)
-    return None
 
 
 def _bracketed(host: str) -> str:
@@ -266,7 +260,9 @@ class ToolproofApp:
 
     def _refusal(self, scope: Scope) -> _Refusal | None:
         """Why the first gates (one of each, host, origin) refuse this request; None when it may pass."""
-        repeated = _repeated(scope)
+        # A gate reads one value; a repeated header would let it read another value than the next hop does,
+        # so such a request is refused (RFC 9110 §5.3, RFC 9112 §3.2 for Host).
+        repeated = next(iter(repeated_headers(scope, _SINGLE)), None)
         if repeated is not None:
             self._refusals.warning("refused a request carrying more than one %s header", repeated)
             return 400, {"code": "bad_request", "message": f"the request carries more than one {repeated} header"}, []

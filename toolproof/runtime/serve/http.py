@@ -31,7 +31,7 @@ none of the limits above off our hands.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Container, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -59,6 +59,9 @@ __all__ = [
     "headers",
     "json_headers",
     "read_body",
+    "repeated_headers",
+    "send_pieces",
+    "send_raw",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -165,7 +168,7 @@ class HttpApp:
             if method != "GET":
                 await _json(send, 405, {"code": "method_not_allowed", "message": "use GET"}, allow="GET")
                 return
-            await _raw(send, 200, self._document)
+            await send_raw(send, 200, self._document)
             return
         if path.startswith(_PREFIX):  # a tool not served: the catalogued unknown_tool, as MCP and the CLI say
             unknown = self.runtime.call(path[len(_PREFIX) :], None).error
@@ -295,6 +298,26 @@ def header(scope: Scope, name: str) -> str | None:
     return None if value is None else bytes(value).decode("latin-1")
 
 
+def repeated_headers(scope: Scope, names: Container[str]) -> dict[str, list[str]]:
+    """The values of each of ``names`` (lowercased) that the request carries more than once (usually none).
+
+    By name, in the order their second copies come; each value trimmed of spaces and tabs.
+    """
+    raw = scope.get("headers") or ()
+    if len(headers(scope)) == len(raw):  # no name at all comes twice: the common case, one comparison
+        return {}
+    seen: dict[str, list[str]] = {}
+    repeated: dict[str, list[str]] = {}
+    for key, value in raw:
+        name = bytes(key).decode("latin-1").lower()
+        if name in names:
+            found = seen.setdefault(name, [])
+            found.append(bytes(value).decode("latin-1").strip(" \t"))
+            if len(found) == 2:
+                repeated[name] = found
+    return repeated
+
+
 def body_share(declared: int | None, limit: int) -> int:
     """Bytes a request body takes from an app's budget of bodies while it is read and used.
 
@@ -387,7 +410,7 @@ def _encoded_size(value: Any, limit: int) -> int:
 async def _send_json(send: Send, answer: _Answer) -> None:
     """Write ``answer``: whole when small, else in pieces of about 64 KiB as the client takes them."""
     if answer.body is not None:
-        await _raw(send, answer.status, answer.body)
+        await send_raw(send, answer.status, answer.body)
         return
     await send({"type": "http.response.start", "status": answer.status, "headers": json_headers(answer.size)})
     buffer = bytearray()
@@ -421,15 +444,37 @@ async def _busy(send: Send, what: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _raw(send: Send, status: int, body: bytes, allow: str | None = None, close: bool = False) -> None:
-    headers = json_headers(len(body))
-    if allow is not None:
-        headers.append((b"allow", allow.encode()))
-    if close:
-        headers.append(_CLOSE)
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+async def send_raw(send: Send, status: int, body: bytes, *extra: tuple[bytes, bytes]) -> None:
+    """Write ``body`` (JSON) as the whole response, with the headers ``json_headers`` gives and ``extra``.
+
+    A body over ``SMALL_RESPONSE`` goes in pieces, each once the client has taken the one before (``send_pieces``).
+    """
+    await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *extra)})
+    await send_pieces(send, body, more=False)
+
+
+async def send_pieces(send: Send, body: bytes, *, more: bool) -> None:
+    """Send ``body`` in pieces of ``SMALL_RESPONSE``, each once the client has taken the one before.
+
+    Handed over whole, a large answer would go to the transport's buffer at
+    once, and its share of the response budget come back while a client that
+    never reads still holds it all in memory.
+    """
+    if len(body) <= SMALL_RESPONSE:
+        await send({"type": "http.response.body", "body": body, "more_body": more})
+        return
+    view = memoryview(body)
+    for start in range(0, len(view), SMALL_RESPONSE):
+        last = start + SMALL_RESPONSE >= len(view)
+        await send(
+            {
+                "type": "http.response.body",
+                "body": bytes(view[start : start + SMALL_RESPONSE]),
+                "more_body": more or not last,
+            }
+        )
 
 
 async def _json(send: Send, status: int, payload: Any, allow: str | None = None, close: bool = False) -> None:
-    await _raw(send, status, orjson.dumps(payload), allow, close)
+    extra = ((b"allow", allow.encode()),) if allow is not None else ()
+    await send_raw(send, status, orjson.dumps(payload), *extra, *((_CLOSE,) if close else ()))

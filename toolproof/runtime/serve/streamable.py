@@ -75,9 +75,10 @@ from toolproof.runtime.serve.http import (
     body_share,
     declared_length,
     header,
-    headers,
-    json_headers,
     read_body,
+    repeated_headers,
+    send_pieces,
+    send_raw,
 )
 from toolproof.runtime.serve.jsonrpc import (
     HEADER_MISMATCH,
@@ -147,19 +148,6 @@ _VERSION_HEADER: Final = "mcp-protocol-version"
 _ROUTING: Final = (_VERSION_HEADER, "mcp-method", "mcp-name")
 """Headers a request may carry once only: what a balancer routes on must be what the server runs."""
 _SHOWN: Final = {_VERSION_HEADER: "MCP-Protocol-Version", "mcp-method": "Mcp-Method", "mcp-name": "Mcp-Name"}
-
-
-def _repeated(scope: Scope) -> dict[str, list[str]]:
-    """The values of each of ``_ROUTING`` the request carries more than once, by lowercased name (usually none)."""
-    raw = scope.get("headers") or ()
-    if len(headers(scope)) == len(raw):  # no name at all comes twice: the common case, one comparison
-        return {}
-    values: dict[str, list[str]] = {name: [] for name in _ROUTING}
-    for key, value in raw:
-        name = bytes(key).decode("latin-1").lower()
-        if name in values:
-            values[name].append(bytes(value).decode("latin-1").strip(" \t"))
-    return {name: found for name, found in values.items() if len(found) > 1}
 
 
 def _jsonrpc_problem(message: Mapping[str, Any]) -> str | None:
@@ -318,7 +306,7 @@ class StreamableMcp:
         version = header(scope, _VERSION_HEADER)
         if version is not None:
             version = version.strip(" \t")  # optional whitespace (RFC 9110), which the parser leaves at the end
-        repeated = _repeated(scope)
+        repeated = repeated_headers(scope, _ROUTING)
         twice = repeated.get(_VERSION_HEADER)
         if version is not None and (version not in _SPOKEN or twice):  # before the body's checks: it is read by version
             asked = message.get("id") if isinstance(message, Mapping) and "method" in message else None
@@ -508,7 +496,7 @@ class StreamableMcp:
                 await _event(send, encoded)
                 await send({"type": "http.response.body", "body": b""})
             else:
-                await _raw(send, 200, encoded)
+                await send_raw(send, 200, encoded)
         finally:
             if share:
                 self._responses.release(share)
@@ -600,7 +588,7 @@ class StreamableMcp:
                 await _event(send, encoded)
                 await send({"type": "http.response.body", "body": b""})
             else:
-                await _raw(send, http_status(answer) if modern else 200, encoded)
+                await send_raw(send, http_status(answer) if modern else 200, encoded)
         finally:
             if share:
                 self._responses.release(share)
@@ -675,33 +663,6 @@ def _settle(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(False)
 
 
-async def _raw(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": json_headers(len(body), *extra)})
-    await _pieces(send, body, more=False)
-
-
-async def _pieces(send: Send, body: bytes, *, more: bool) -> None:
-    """Send ``body`` in pieces of ``SMALL_RESPONSE``, each once the client has taken the one before.
-
-    Handed over whole, a large answer would go to the transport's buffer at
-    once, and its share of the response budget come back while a client that
-    never reads still holds it all in memory.
-    """
-    if len(body) <= SMALL_RESPONSE:
-        await send({"type": "http.response.body", "body": body, "more_body": more})
-        return
-    view = memoryview(body)
-    for start in range(0, len(view), SMALL_RESPONSE):
-        last = start + SMALL_RESPONSE >= len(view)
-        await send(
-            {
-                "type": "http.response.body",
-                "body": bytes(view[start : start + SMALL_RESPONSE]),
-                "more_body": more or not last,
-            }
-        )
-
-
 async def _message_too_large(send: Send) -> None:
     too_large = error_response(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")
     await _plain(send, 413, too_large, close=True)
@@ -731,7 +692,7 @@ async def _plain(
         extra.append((b"connection", b"close"))
     if retry_after:
         extra.append((b"retry-after", b"1"))
-    await _raw(send, status, encoded, tuple(extra))
+    await send_raw(send, status, encoded, *extra)
 
 
 _SSE_HEADERS: Final = (
@@ -751,5 +712,5 @@ async def _event(send: Send, data: bytes) -> None:
         await send({"type": "http.response.body", "body": body, "more_body": True})
         return
     await send({"type": "http.response.body", "body": b"event: message\r\ndata: ", "more_body": True})
-    await _pieces(send, data, more=True)
+    await send_pieces(send, data, more=True)
     await send({"type": "http.response.body", "body": b"\r\n\r\n", "more_body": True})
