@@ -40,11 +40,11 @@ protocol, extended here, adds what is missing:
 
 The body timeout and the bounds on calls and bytes in flight are the app's
 (``toolproof.runtime.serve.http``). The protocol leans on attributes of
-uvicorn's ``HttpToolsProtocol`` and its request cycle (``cycle``, ``pipeline``,
-``flow``, ``connections``, ``more_body``, ``response_started``,
-``response_complete``, ``disconnected``, ``message_event``) and on its parser
-callbacks; ``tests/runtime/test_http_limits.py`` drives a live server through
-each of these limits. At start, the descriptor limit is raised to
+uvicorn's ``HttpToolsProtocol``, its request cycle and its flow control, and on
+its parser callbacks, none of them public API: ``UVICORN_INTERNALS`` lists
+them all, pyproject bounds uvicorn to the releases checked, and a test fails
+naming any the installed release lacks; ``tests/runtime/test_http_limits.py``
+drives a live server through each of these limits. At start, the descriptor limit is raised to
 the hard limit, and ``max_connections`` lowered to what remains once the tool
 calls have the descriptors they may need.
 
@@ -71,8 +71,9 @@ import os
 import resource
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, ClassVar, Final, Protocol
 
 import orjson
@@ -86,6 +87,7 @@ from toolproof.runtime.serve.http import HttpLimits, Receive, Scope, Send
 __all__ = [
     "BACKLOG",
     "MAX_HEAD_BYTES",
+    "UVICORN_INTERNALS",
     "LimitedApp",
     "affordable_connections",
     "claim_port",
@@ -109,6 +111,40 @@ _MAX_LINGERING: Final = 64
 _LINGER_SECONDS: Final = 1.0
 BACKLOG: Final = 128
 """Connections the kernel queues before they are accepted, and so the most one burst of accepts opens at once."""
+
+UVICORN_INTERNALS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "HttpToolsProtocol": (
+            # attributes, read or set (after connection_made)
+            "connections",
+            "cycle",
+            "flow",
+            "pipeline",
+            "transport",
+            # methods extended, or called
+            "connection_made",
+            "connection_lost",
+            "data_received",
+            "handle_websocket_upgrade",
+            "send_400_response",
+            "on_message_begin",
+            "on_url",
+            "on_header",
+            "on_headers_complete",
+            "on_body",
+            "on_message_complete",
+            "on_response_complete",
+            "pause_writing",
+            "resume_writing",
+        ),
+        "RequestResponseCycle": ("disconnected", "message_event", "more_body", "response_complete", "response_started"),
+        "FlowControl": ("read_paused", "pause_reading", "resume_reading"),
+    }
+)
+"""The names of uvicorn's httptools protocol, request cycle and flow control that ``_Guarded`` relies on, by class.
+
+None is public API: a release that moves one breaks the limits above, so a test checks each on the installed
+release (``tests/runtime/test_http_server.py``), and pyproject admits only releases it has passed on."""
 
 
 def _response(status: str, payload: dict[str, str], *extra: str) -> bytes:
@@ -203,7 +239,7 @@ class _Guarded(HttpToolsProtocol):
             return
         transport.write_eof()
         self.refusing.add(self)
-        self._linger = self.loop.call_later(_LINGER_SECONDS, transport.abort)
+        self._linger = asyncio.get_running_loop().call_later(_LINGER_SECONDS, transport.abort)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._refused:
@@ -376,7 +412,7 @@ class _Guarded(HttpToolsProtocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self._stall_timer is None:
-            self._stall_timer = self.loop.call_later(self.limits.send_timeout, self._stalled)
+            self._stall_timer = asyncio.get_running_loop().call_later(self.limits.send_timeout, self._stalled)
 
     def resume_writing(self) -> None:
         super().resume_writing()
@@ -387,7 +423,7 @@ class _Guarded(HttpToolsProtocol):
     def _start_head_timer(self) -> None:
         self._stop_head_timer()
         self._head_begun = self._begun  # a pipelined head may be under way
-        self._head_timer = self.loop.call_later(self.limits.head_timeout, self._head_timed_out)
+        self._head_timer = asyncio.get_running_loop().call_later(self.limits.head_timeout, self._head_timed_out)
         self.waiting[self] = None
 
     def _stop_head_timer(self) -> None:
