@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
 import jinja2
-import orjson
 
 from toolproof import __version__
+from toolproof.generator.pysource import Call, Str, comment, docstring, entry, import_from, layout, pystr
 
 __all__ = ["environment"]
 
 
-def _pystr(value: str) -> str:
-    # JSON string escapes are valid Python escapes, and JSON quotes with ".
-    # orjson escapes a string as json.dumps(value, ensure_ascii=False) does; it refuses lone surrogates.
-    if type(value) is str:
-        try:
-            return orjson.dumps(value).decode("utf-8")
-        except TypeError:  # orjson.JSONEncodeError
-            pass
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _pytuple(values: Sequence[str]) -> str:
-    inner = ", ".join(_pystr(v) for v in values)
+    inner = ", ".join(pystr(v) for v in values)
     return f"({inner},)" if len(values) == 1 else f"({inner})"
-
-
-def _docstring(text: str) -> str:
-    return " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
 
 
 @cache
@@ -46,8 +30,10 @@ def environment() -> jinja2.Environment:
         autoescape=False,
         auto_reload=False,
     )
-    env.filters["pystr"] = _pystr
+    env.filters["pystr"] = pystr
     env.filters["pytuple"] = _pytuple
-    env.filters["docstring"] = _docstring
+    env.filters["docstring"] = docstring
+    env.filters["comment"] = comment
+    env.globals.update(Call=Call, Str=Str, py=layout, entry=entry, import_from=import_from)
     env.globals["version"] = __version__
     return env

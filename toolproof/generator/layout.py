@@ -26,3 +26,8 @@ class Layout:
 
     None, from a caller that knows no project: ``toolproof tools`` and toolproof's own version.
     """
+    width: int = 88
+    """The longest line of generated Python: the project's ruff ``line-length`` (ruff's default, 88, without one)."""
+    toolproof_first_party: bool = False
+    """Whether ruff's isort sorts ``toolproof`` as first party (a project inside toolproof's own tree), not third."""
+    """The longest line of generated Python: the project's ruff ``line-length`` (ruff's default, 88, without one)."""

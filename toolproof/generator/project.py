@@ -8,10 +8,12 @@ this module loads and checks the contracts and renders what ``toolproof gen`` wr
 from __future__ import annotations
 
 import gc
+import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from toolproof.generator.checks import check_source, check_together
 from toolproof.generator.drift import Drift
@@ -73,7 +75,9 @@ class Project:
         """
         if self._layout is None:
             config = self.config
-            self._layout = Layout(config.relative(config.generated), config.package, config.command, api_info(config))
+            folder = config.relative(config.generated)
+            width, inside = _line_length(config.root), _inside_toolproof(config.root)
+            self._layout = Layout(folder, config.package, config.command, api_info(config), width, inside)
         return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:
@@ -198,6 +202,36 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
                 rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
             )
     return problems
+
+
+def _inside_toolproof(root: Path) -> bool:
+    """Whether the project lies in toolproof's own source tree, where ruff sorts ``toolproof`` as first party."""
+    import toolproof
+
+    source = Path(toolproof.__file__).resolve().parent.parent
+    here = root.resolve()
+    return (source / "pyproject.toml").is_file() and (here == source or source in here.parents)
+
+
+def _line_length(root: Path) -> int:
+    """The ruff ``line-length`` the project's files are formatted with; ruff's default, 88, without one.
+
+    Found as ruff finds its configuration: the nearest folder, from the project's up, with a ruff.toml, a
+    .ruff.toml or a pyproject.toml holding a [tool.ruff] table.
+    """
+    for folder in (root.resolve(), *root.resolve().parents):
+        for name, table in (("ruff.toml", ()), (".ruff.toml", ()), ("pyproject.toml", ("tool", "ruff"))):
+            try:
+                data: Any = tomllib.loads((folder / name).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            for key in table:
+                data = data.get(key) if isinstance(data, dict) else None
+            if isinstance(data, dict):
+                length = data.get("line-length")
+                valid = isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320
+                return length if valid else 88
+    return 88
 
 
 def config_for(root: Path) -> ProjectConfig:

@@ -17,9 +17,10 @@ from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_def
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import Layout
 from toolproof.generator.losses import Loss
-from toolproof.generator.model import Contract
+from toolproof.generator.model import Contract, ErrorModel
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
+from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import typescript_declarations
 
@@ -50,8 +51,26 @@ def _stub(c: Contract, layout: Layout) -> str:
     return (
         environment()
         .get_template("stub.py.jinja")
-        .render(c=c, layout=layout, typing_imports=sorted(imports), exports=sorted(set(exports), key=_isort_key))
+        .render(
+            c=c,
+            layout=layout,
+            typing_imports=sorted(imports),
+            runtime_imports=["Template", "ToolContext", "ToolError"] if c.errors else ["ToolContext"],
+            exports=sorted(set(exports), key=_isort_key),
+            signature=_signature,
+            params=_params,
+        )
     )
+
+
+def _signature(e: ErrorModel) -> list[str]:
+    """An error factory's parameters, keyword-only."""
+    return ["*", *(f"{p.arg}: {p.annotation}" for p in e.params)] if e.params else []
+
+
+def _params(e: ErrorModel) -> list[str]:
+    """The entries of the dict an error factory builds of its arguments."""
+    return [f"{pystr(p.name)}: {p.arg}" for p in e.params]
 
 
 def _conformance_test(c: Contract, layout: Layout, package: str) -> str:
