@@ -44,7 +44,6 @@ from toolproof.runtime.result import json_bytes, json_size, json_value
 from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.serve.limits import HttpLimits
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem
-from toolproof.runtime.template import Template
 
 __all__ = [
     "SESSION_HEADER",
@@ -77,7 +76,6 @@ SMALL_RESPONSE: Final = 64 * 1024
 """Bytes under which a response is written whole and takes no share of ``max_in_flight_bytes``."""
 _SLICE: Final = 8 * 1024
 """Characters of a long string encoded at a time: at most 48 KiB of JSON (``\\u0001`` is six bytes)."""
-_TOO_LARGE: Final = Template(STANDARD_ERRORS[RESPONSE_TOO_LARGE].message)
 _HEADERS: Final = "toolproof.headers"
 """The scope key under which ``headers`` keeps a request's headers once read."""
 
@@ -264,7 +262,7 @@ class HttpApp:
         if size <= self.max_response:
             return _Answer(status, payload, size, json_bytes(payload) if size <= SMALL_RESPONSE else None)
         entry = STANDARD_ERRORS[RESPONSE_TOO_LARGE]
-        message = _TOO_LARGE.render({"size": size, "limit": self.max_response})
+        message = entry.render({"size": size, "limit": self.max_response})
         payload = {"code": RESPONSE_TOO_LARGE, "message": message, "hint": entry.hint}
         status = self._status[name].get(RESPONSE_TOO_LARGE, entry.status)
         body = json_bytes(payload)

@@ -61,7 +61,7 @@ from typing import Any, ClassVar, Final
 from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
+from toolproof.runtime.errors import DEFAULT_ERROR_TEXT, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import printable
 from toolproof.runtime.result import Unreadable
@@ -130,8 +130,6 @@ _TOO_LARGE_IN_BATCH: Final = (
 _TOO_LARGE_IN_BATCH_HINT: Final = (
     "Send this call alone or in a smaller batch; if it is too large alone too, ask for less: a smaller range or limit."
 )
-_DEFAULT_ERROR_TEXT: Final = "ERROR: {message}"
-"""The text of an error whose tool's ``render.error`` cannot be filled (as the runtime renders one)."""
 _BEFORE_INITIALIZE: Final = frozenset({"initialize", "ping", "server/discover"})
 """Methods served before the handshake (the others need ``initialize``, or the 2026-07-28 envelope)."""
 _REMOVED_IN_2026: Final = frozenset({"initialize", "ping", "logging/setLevel"})
@@ -385,15 +383,15 @@ class McpServer:
             message_text, hint = entry.message.render(values), entry.hint
         else:
             standard = STANDARD_ERRORS[RESPONSE_TOO_LARGE]
-            message_text, hint = standard.message.format(**values), standard.hint
+            message_text, hint = standard.render(values), standard.hint
         error: dict[str, Any] = {"code": RESPONSE_TOO_LARGE, "message": message_text}
         if hint is not None:
             error["hint"] = hint
         values.update(code=RESPONSE_TOO_LARGE, message=message_text, hint=hint or "")
         try:
-            text = spec.render_error.render(values, error) if spec is not None else _DEFAULT_ERROR_TEXT.format(**error)
+            text = spec.render_error.render(values, error) if spec is not None else DEFAULT_ERROR_TEXT.render(error)
         except (KeyError, TypeError, ValueError, RecursionError):  # the tool's template wants a param this has not
-            text = _DEFAULT_ERROR_TEXT.format(**error)
+            text = DEFAULT_ERROR_TEXT.render(error)
         content = [{"type": "text", "text": text}]
         payload = {"content": content, "isError": True, "_meta": {ERROR_META_KEY: error}}
         refusal = result_response(answer.get("id"), payload)
