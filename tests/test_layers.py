@@ -27,7 +27,7 @@ FORBIDDEN: Final = {
 
 
 def _imports(path: Path) -> set[str]:
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
             found.update(f"{node.module}.{alias.name}" for alias in node.names)  # `from toolproof.builtin import files`
