@@ -283,7 +283,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     # 2: the JSON Schemas
     "TP201": RuleDoc(
-        "input:\n  type: object\n  properties:\n    word: {type: string, minLenght: 1}",
+        "input:\n  type: object\n  properties:\n    word: {type: string, minLenght: 1}\n"
+        "# error [TP201] unknown keyword 'minLenght' (did you mean 'minLength'?)",
         "Correct the keyword (`minLength`), or prefix an annotation of your own with `x-`. "
         "An unknown keyword is silently ignored by validators, so a typo is a constraint that never holds.",
     ),
@@ -313,7 +314,10 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "Fix the length: add `minItems: 2` and `items: false` (or `maxItems: 2`).",
     ),
     "TP207": RuleDoc(
-        "input:\n  type: object\n  properties:\n    word: {type: string}\n  required: [text]",
+        "input:\n  type: object\n  properties:\n    word: {type: string}\n  required: [text]\n"
+        "  additionalProperties: false\n"
+        "# error [TP207] required property 'text' is not in properties and additionalProperties is false:\n"
+        "#   no object can pass",
         "Name a property that `properties` defines (`required: [word]`), or define the property.",
     ),
     "TP208": RuleDoc(
@@ -328,12 +332,15 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "and jsonschema-rs, so it must compile in both.",
     ),
     "TP210": RuleDoc(
-        "input:\n  properties:\n    word: {type: string, pattern: \"(?i)^[a-z]+$\"}",
+        "input:\n  properties:\n    word: {type: string, pattern: \"(?i)^[a-z]+$\"}\n"
+        "# error [TP210] pattern '(?i)^[a-z]+$' is not ECMA-262 (position 0): inline flags such as\n"
+        "#   '(?i)' are Python-only; ECMA-262 sets flags outside the pattern",
         "Use syntax ECMA-262 accepts in unicode mode (`^[A-Za-z]+$`): inline flags, `\\A`, `\\Z`, "
         "possessive quantifiers and named groups in Python's spelling are not JSON Schema regular expressions.",
     ),
     "TP211": RuleDoc(
-        "input:\n  properties:\n    when: {type: string, format: datetime}",
+        "input:\n  properties:\n    when: {type: string, format: datetime}\n"
+        "# error [TP211] unknown format 'datetime' (did you mean 'date-time'?)",
         "Use a defined format (`date-time`), or describe the format in `description` and check it "
         "with a `pattern`.",
     ),
@@ -381,24 +388,29 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP307": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
-        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n    expect: {error: too_lound}",
+        "examples:\n  - name: refuses shouting\n    input: {word: HI}\n    expect: {error: too_lound}\n"
+        "# error [TP307] error code 'too_lound' is not in the catalogue",
         "Use a code the catalogue defines (`too_loud`) or a standard code, or add the error to `errors`.",
     ),
     "TP308": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
         "examples:\n  - name: refuses shouting\n    input: {word: HI}\n"
-        "    expect: {error: too_loud, message: \"HI is too loud\"}",
+        "    expect: {error: too_loud, message: \"HI is too loud\"}\n"
+        "# error [TP308] the message does not match the template of 'too_loud': \"The word '{word}' is too loud\"",
         "Write the message the template produces for the example's input and params "
         "(`The word 'HI' is too loud`), or leave `message` out and let the test check the code only.",
     ),
     "TP309": RuleDoc(
         "render:\n  result: \"{echo}\"\nexamples:\n  - name: echoes\n    input: {word: hi}\n"
-        "    expect: {output: {echo: hi}, text: \"Echo: hi\"}",
+        "    expect: {output: {echo: hi}, text: \"Echo: hi\"}\n"
+        "# error [TP309] the text does not match the output rendered by render.result:\n"
+        "#   expected 'Echo: hi', rendered 'hi'",
         "Write the text the render templates produce for the expected output (`hi`), or change `render`.",
     ),
     "TP310": RuleDoc(
         "errors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n"
-        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}",
+        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
+        "# warning [TP310] error 'too_loud' has no example",
         "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: too_loud}`), "
         "so the generated tests prove the handler can raise it.",
     ),
@@ -418,7 +430,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP404": RuleDoc(
         "input:\n  properties:\n    word: {type: string, minLength: 1}\n"
-        "# note [TP404] openai: minLength dropped (strict mode refuses it)",
+        "# note [TP404] openai: echo:input/properties/word:minLength moved to description\n"
+        "#   (OpenAI strict mode rejects it; the runtime still enforces it)",
         "Usually nothing: the runtime still validates every call against the contract. Under "
         "`--strict-export`, accept the loss per provider in the settings "
         "(see [Accepting export losses](../contracts/lint.md#accepting-export-losses)) or change the schema.",
