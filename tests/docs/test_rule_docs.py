@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
+from typing import Any, Final
 
-from toolproof.generator import breaking_rules, problems
+import pytest
+import yaml
+
+from toolproof.generator import breaking_rules, load_project, problems
 
 
 @pytest.mark.parametrize(
@@ -25,3 +29,82 @@ def test_each_lint_example_quotes_the_rule_only_under_its_own_id() -> None:
     for rule_id, doc in problems.DOCS.items():
         quoted = {word.strip("[]") for word in doc.example.split() if word.startswith("[TP")}
         assert quoted <= {rule_id}, rule_id
+
+
+_BASE: Final = """
+name: echo
+version: 1.0.0
+title: Echo
+description: Echo a word back.
+annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
+input:
+  type: object
+  properties:
+    word: {type: string, minLength: 1}
+  required: [word]
+  additionalProperties: false
+output:
+  type: object
+  properties:
+    echo: {type: string}
+  required: [echo]
+  additionalProperties: false
+errors:
+  too_loud: {message: "The word '{word}' is too loud", hint: Whisper., status: 403}
+render:
+  result: "{echo}"
+examples:
+  - name: echoes
+    input: {word: hi}
+    expect: {output: {echo: hi}, text: hi}
+  - name: too loud
+    input: {word: HI}
+    expect: {error: too_loud}
+"""
+"""A contract lint passes; each rule's example is laid over it."""
+
+_NOT_A_CONTRACT_FRAGMENT: Final = {
+    "TP001": "the file's bytes, type or link",
+    "TP002": "YAML text that does not parse",
+    "TP003": "YAML text (a tab)",
+    "TP005": "YAML aliases, which parsing expands",
+    "TP006": "a file with no document",
+    "TP007": "YAML text (a repeated key, which parsing drops)",
+    "TP102": "the file's name",
+    "TP103": "two contracts",
+    "TP104": "two contracts",
+    "TP401": "the project's settings",
+    "TP402": "the project's settings",
+    "TP405": "the project's settings",
+    "TP406": "the project's settings",
+    "TP407": "an earlier revision",
+    "TP408": "the handlers package",
+}
+"""Rules whose example is not a part of one contract, with what it is instead."""
+
+
+def _lay_over(base: Any, fragment: Any, key: str = "") -> Any:
+    """``fragment`` over ``base``: mappings merge, lists and values are replaced, and so is each named property."""
+    if not (isinstance(base, dict) and isinstance(fragment, dict)):
+        return fragment
+    if key == "properties":
+        return {**base, **fragment}
+    return {**base, **{k: _lay_over(base[k], v, k) if k in base else v for k, v in fragment.items()}}
+
+
+@pytest.mark.parametrize("rule_id", sorted(set(problems.DOCS) - set(_NOT_A_CONTRACT_FRAGMENT)))
+def test_each_lint_example_laid_over_a_valid_contract_makes_lint_report_its_rule(rule_id: str, tmp_path: Path) -> None:
+    base = yaml.safe_load(_BASE)
+    assert load_project(_project(tmp_path / "base", base), show_losses=True).ok
+
+    contract = _lay_over(base, yaml.safe_load(problems.DOCS[rule_id].example))
+    found = load_project(_project(tmp_path / "example", contract), show_losses=True).problems
+
+    assert rule_id in {problem.rule.id for problem in found}
+
+
+def _project(root: Path, contract: dict[str, Any]) -> Path:
+    (root / "contracts").mkdir(parents=True)
+    text = yaml.safe_dump(contract, sort_keys=False, allow_unicode=True)
+    (root / "contracts" / "echo.yaml").write_text(text, encoding="utf-8")
+    return root

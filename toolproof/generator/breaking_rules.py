@@ -313,8 +313,7 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         f"{_MAJOR} the param: callers read it from the structured error.",
     ),
     "ERRORS_PARAM_CHANGED": RuleDoc(
-        "# before\nparams: {properties: {size: {type: integer}}}\n"
-        "# after\nparams: {properties: {size: {type: string}}}",
+        "# before\nparams: {size: {type: integer}}\n# after\nparams: {size: {type: string}}",
         f"{_MAJOR} the param's type.",
     ),
     "ERRORS_STATUS_CHANGED": RuleDoc(

@@ -235,12 +235,14 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "`exports`, `tests`) cannot be tool modules either.",
     ),
     "TP105": RuleDoc(
-        "errors:\n  invalid_arguments:\n    message: The word is wrong",
+        "errors:\n  invalid_arguments:\n    message: The word is wrong\n"
+        "# error [TP105] error code 'invalid_arguments' is a standard code every contract inherits",
         "Use another code (`bad_word`). The standard codes (`invalid_arguments`, `internal_error`, "
         "`timed_out`, `unknown_tool`, ...) are raised by the runtime itself and mean the same for every tool.",
     ),
     "TP106": RuleDoc(
-        "errors:\n  too_long:\n    message: \"The word is {length characters long\"",
+        "errors:\n  too_long:\n    message: \"The word is {length characters long\"\n"
+        "# error [TP106] message of error 'too_long': unclosed '{' at offset 12",
         "Close the placeholder (`{length}`), or double a literal brace (`{{`).",
     ),
     "TP107": RuleDoc(
@@ -248,11 +250,12 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "    message: \"The word is too {adjective}\"\n"
         "# error [TP107] placeholder {adjective} names no input field and no param of error 'too_loud'",
         "Name an input field or one of the error's `params`, or declare the param: "
-        "`params: {type: object, properties: {adjective: {type: string}}, required: [adjective]}`.",
+        "`params: {adjective: {type: string}}` (each param is named, with a JSON Schema of its own).",
     ),
     "TP108": RuleDoc(
         "errors:\n  too_long:\n    message: The word is too long\n"
-        "    params:\n      type: object\n      properties: {length: {type: integer}}\n      required: [length]",
+        "    params:\n      length: {type: integer}\n"
+        "# error [TP108] param 'length' is not used in the message",
         "Use the param in the message (`The word is {length} characters long`) or remove it: "
         "a param the message does not show never reaches the model.",
     ),
@@ -265,7 +268,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "(see [the skill gate](../contracts/index.md#the-skill-gate)).",
     ),
     "TP110": RuleDoc(
-        "dynamic_enums:\n  count: skills        # count is an integer field",
+        "dynamic_enums:\n  count: skills        # count is an integer field\n"
+        "# error [TP110] 'count' must be a string input field",
         "Point the dynamic enum at a string field of the input (or at the `items` of an array of strings).",
     ),
     "TP111": RuleDoc(
@@ -310,7 +314,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP206": RuleDoc(
         "input:\n  properties:\n    point:\n      type: array\n"
-        "      prefixItems: [{type: number}, {type: number}]",
+        "      prefixItems: [{type: number}, {type: number}]\n"
+        "# error [TP206] prefixItems describes 2 item(s): set minItems: 2 and maxItems: 2 (or items: false)",
         "Fix the length: add `minItems: 2` and `items: false` (or `maxItems: 2`).",
     ),
     "TP207": RuleDoc(
@@ -322,12 +327,14 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP208": RuleDoc(
         "input:\n  type: object\n  properties:\n    where: {$ref: \"#/$defs/place\"}\n"
-        "  $defs:\n    location: {type: string}",
+        "  $defs:\n    location: {type: string}\n"
+        "# error [TP208] $ref '#/$defs/place' resolves to nothing: '#/$defs' has no 'place'",
         "Point the `$ref` at a definition of the same schema (`#/$defs/location`), or add the definition. "
         "Only local references are allowed: a contract is self-contained.",
     ),
     "TP209": RuleDoc(
-        "input:\n  properties:\n    word: {type: string, pattern: \"[a-z\"}",
+        "input:\n  properties:\n    word: {type: string, pattern: \"[a-z\"}\n"
+        "# error [TP209] pattern '[a-z' does not compile: unterminated character set at position 0",
         "Fix the regular expression (`[a-z]+`). The runtime compiles every pattern with Python's `re` "
         "and jsonschema-rs, so it must compile in both.",
     ),
@@ -362,28 +369,34 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "Give each example its own name: it is the id of its generated test.",
     ),
     "TP302": RuleDoc(
-        "examples:\n  - name: reads a file\n    given:\n      files:\n        ../../etc/passwd: \"root\"",
+        "examples:\n  - name: echoes a fixture\n    given:\n      files:\n        ../../etc/passwd: \"root\"\n"
+        "    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
+        "# error [TP302] fixture path '../../etc/passwd' must not contain '..'",
         "Keep fixture paths relative and inside the test folder: `notes/a.txt`.",
     ),
     "TP303": RuleDoc(
-        "examples:\n  - name: reads\n    skill_token: valid\n    input: {path: a.txt}\n"
-        "# the contract has no skill_gate",
+        "examples:\n  - name: echoes\n    skill_token: valid\n    input: {word: hi}\n"
+        "    expect: {output: {echo: hi}}\n# the contract has no skill_gate\n"
+        "# error [TP303] skill_token needs a skill_gate in the contract",
         "Remove `skill_token`, or give the contract a `skill_gate`.",
     ),
     "TP304": RuleDoc(
         "input:\n  properties:\n    word: {type: string, minLength: 1}\n  required: [word]\n"
-        "examples:\n  - name: echoes\n    input: {text: hi}",
+        "examples:\n  - name: echoes\n    input: {text: hi}\n    expect: {output: {echo: hi}}\n"
+        "# error [TP304] example input breaks the input schema: $.text: unexpected property (allowed: word)",
         "Make the input valid (`{word: hi}`). An example that means to show a refusal expects "
         "`{error: invalid_arguments}`.",
     ),
     "TP305": RuleDoc(
         "examples:\n  - name: refuses an empty word\n    input: {word: hi}\n"
-        "    expect: {error: invalid_arguments}",
+        "    expect: {error: invalid_arguments}\n"
+        "# error [TP305] the example expects invalid_arguments, but its input is valid",
         "Give the example an input the schema refuses (`{word: \"\"}`), or expect the tool's real result.",
     ),
     "TP306": RuleDoc(
         "output:\n  properties:\n    echo: {type: string}\n  required: [echo]\n"
-        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echoed: hi}}",
+        "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echoed: hi}}\n"
+        "# error [TP306] example output breaks the output schema: $.echo: required property is missing",
         "Make the expected output valid against the output schema (`{echo: hi}`).",
     ),
     "TP307": RuleDoc(
@@ -424,9 +437,11 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "Name a built-in tool set (`toolproof toolsets` lists them): `include = [\"gateway\"]`.",
     ),
     "TP403": RuleDoc(
-        "name: a_tool_name_well_beyond_the_sixty_four_characters_a_provider_allows_for_it",
-        "Stay within the provider's limits (name length, description length, nesting depth, number of "
-        "properties), or do not export to that provider.",
+        "input:\n  properties:\n    mode: {enum: [fast, 1, true]}   # Gemini's OpenAPI subset: one type per enum\n"
+        "# error [TP403] provider limit: gemini-openapi: echo:input/properties/mode: cannot be expressed:\n"
+        "#   enum \"fast\", 1, true: the parameters form takes string enums only",
+        "Stay within what every provider the project exports to can say and accept (one type per enum, "
+        "nesting depth, number of properties, enum size, total characters), or change the schema.",
     ),
     "TP404": RuleDoc(
         "input:\n  properties:\n    word: {type: string, minLength: 1}\n"
