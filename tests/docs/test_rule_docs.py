@@ -1,13 +1,18 @@
-"""Every lint and breaking-change rule has what its documentation page shows: an example and a fix."""
+"""Every lint and breaking-change rule has what its page shows, an example and a fix, and each example is proven:
+laid over a contract lint passes, it makes lint (or ``toolproof breaking``) report its rule.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from toolproof.cli import cli
 from toolproof.generator import breaking_rules, load_project, problems
 
 
@@ -106,5 +111,35 @@ def test_each_lint_example_laid_over_a_valid_contract_makes_lint_report_its_rule
 def _project(root: Path, contract: dict[str, Any]) -> Path:
     (root / "contracts").mkdir(parents=True)
     text = yaml.safe_dump(contract, sort_keys=False, allow_unicode=True)
-    (root / "contracts" / "echo.yaml").write_text(text, encoding="utf-8")
+    (root / "contracts" / f"{contract['name']}.yaml").write_text(text, encoding="utf-8")
     return root
+
+
+_NOT_TWO_REVISIONS_OF_ONE_CONTRACT: Final = {"WIRE_TOOL_ADDED": "the earlier revision has no contract"}
+
+
+def _revisions(example: str) -> tuple[str, str]:
+    """A breaking example's two sides: the text after its ``# before`` line, and after its ``# after`` line."""
+    lines = example.split("\n")
+    cut = next(i for i, line in enumerate(lines) if line.startswith("# after"))
+    assert lines[0].startswith("# before")
+    return "\n".join(lines[1:cut]), "\n".join(lines[cut + 1 :])
+
+
+@pytest.mark.parametrize("rule_id", [r for r in breaking_rules.DOCS if r not in _NOT_TWO_REVISIONS_OF_ONE_CONTRACT])
+def test_each_breaking_example_laid_over_a_valid_contract_makes_breaking_report_its_rule(
+    rule_id: str, tmp_path: Path
+) -> None:
+    base = yaml.safe_load(_BASE)
+    base["examples"] = [{"name": "refuses an empty call", "input": {}, "expect": {"error": "invalid_arguments"}}]
+    before, after = _revisions(breaking_rules.DOCS[rule_id].example)
+    old = _lay_over(base, yaml.safe_load(before) or {})
+    new = _lay_over(base, yaml.safe_load(after) or {})
+    against = _project(tmp_path / "old", old)
+    project = _project(tmp_path / "new", new)
+
+    result = CliRunner().invoke(
+        cli, ["breaking", "--against", str(against), "--project", str(project), "--format", "json"]
+    )
+
+    assert rule_id in {finding["rule"] for finding in json.loads(result.stdout)["findings"]}, result.output

@@ -164,190 +164,242 @@ _MAJOR: Final = "If the change is meant, bump the major version; otherwise resto
 # fmt: off
 DOCS: Final[Mapping[str, RuleDoc]] = {
     "WIRE_TOOL_REMOVED": RuleDoc(
-        "# before: contracts/echo.yaml, name: echo\n# after:  contracts/echo.yaml, name: repeat",
+        "# before\nname: echo\n# after\nname: repeat",
         "Keep the old name, or add the new tool beside the old one and remove the old one in a major "
         "release: callers and models call tools by name.",
     ),
-    "WIRE_TOOL_ADDED": RuleDoc("# before: no contracts/shout.yaml\n# after:  contracts/shout.yaml", _NOTHING),
+    "WIRE_TOOL_ADDED": RuleDoc(
+        "# before: no contracts/shout.yaml\n# after: contracts/shout.yaml, a new tool",
+        _NOTHING,
+    ),
     "WIRE_INPUT_FIELD_REMOVED": RuleDoc(
-        "# before\ninput: {type: object, additionalProperties: false,\n"
-        "        properties: {word: {type: string}, loud: {type: boolean}}}\n"
-        "# after\ninput: {type: object, additionalProperties: false,\n        properties: {word: {type: string}}}",
+        "# before\ninput:\n  additionalProperties: false\n  properties:\n    word: {type: string}\n"
+        "    loud: {type: boolean}\n# after\ninput:\n  additionalProperties: false\n  properties:\n"
+        "    word: {type: string}",
         f"{_MAJOR} the field: a closed object now refuses callers that still send it.",
     ),
     "WIRE_INPUT_FIELD_IGNORED": RuleDoc(
-        "# before\ninput: {type: object, properties: {word: {type: string}, loud: {type: boolean}}}\n"
-        "# after\ninput: {type: object, properties: {word: {type: string}}}",
+        "# before\ninput:\n  additionalProperties: true\n  properties:\n    word: {type: string}\n"
+        "    loud: {type: boolean}\n# after\ninput:\n  additionalProperties: true\n  properties:\n"
+        "    word: {type: string}",
         "Check that callers who still send the field do not rely on it: it is now accepted and ignored.",
     ),
     "WIRE_INPUT_FIELD_ADDED": RuleDoc(
-        "# before\ninput: {properties: {word: {type: string}}}\n"
-        "# after\ninput: {properties: {word: {type: string}, loud: {type: boolean, default: false}}}",
+        "# before\ninput:\n  properties:\n    word: {type: string}\n# after\ninput:\n  properties:\n"
+        "    word: {type: string}\n    loud: {type: boolean, default: false}",
         _NOTHING,
     ),
     "WIRE_INPUT_REQUIRED_ADDED": RuleDoc(
-        "# before\ninput: {properties: {word: {type: string}}, required: [word]}\n"
-        "# after\ninput: {properties: {word: {type: string}, language: {type: string}},\n"
-        "        required: [word, language]}",
+        "# before\ninput:\n  properties:\n    word: {type: string}\n  required: [word]\n# after\ninput:\n"
+        "  properties:\n    word: {type: string}\n    language: {type: string}\n"
+        "  required: [word, language]",
         f"{_MAJOR} compatibility: make the new field optional with a `default` the handler applies.",
     ),
     "WIRE_INPUT_FIELD_REQUIRED": RuleDoc(
-        "# before\ninput: {properties: {word: {}, loud: {}}, required: [word]}\n"
-        "# after\ninput: {properties: {word: {}, loud: {}}, required: [word, loud]}",
+        "# before\ninput:\n  properties:\n    loud: {type: boolean}\n  required: [word]\n# after\ninput:\n"
+        "  properties:\n    loud: {type: boolean}\n  required: [word, loud]",
         f"{_MAJOR} the field as optional, with a default the handler applies.",
     ),
     "WIRE_INPUT_FIELD_OPTIONAL": RuleDoc(
-        "# before\ninput: {required: [word, loud]}\n# after\ninput: {required: [word]}", _NOTHING,
+        "# before\ninput:\n  properties:\n    loud: {type: boolean}\n  required: [word, loud]\n# after\n"
+        "input:\n  properties:\n    loud: {type: boolean}\n  required: [word]",
+        _NOTHING,
     ),
     "WIRE_INPUT_TYPE_NARROWED": RuleDoc(
-        "# before\nlimit: {type: [integer, string]}\n# after\nlimit: {type: integer}",
+        "# before\ninput:\n  properties:\n    limit: {type: [integer, \"null\"]}\n# after\ninput:\n"
+        "  properties:\n    limit: {type: integer}",
         f"{_MAJOR} the types the field accepted.",
     ),
     "WIRE_INPUT_TYPE_WIDENED": RuleDoc(
-        "# before\nlimit: {type: integer}\n# after\nlimit: {type: [integer, string]}", _NOTHING,
+        "# before\ninput:\n  properties:\n    limit: {type: integer}\n# after\ninput:\n  properties:\n"
+        "    limit: {anyOf: [{type: integer}, {type: string}]}",
+        _NOTHING,
     ),
     "WIRE_INPUT_ENUM_NARROWED": RuleDoc(
-        "# before\nmode: {enum: [fast, safe, exact]}\n# after\nmode: {enum: [fast, safe]}",
+        "# before\ninput:\n  properties:\n    mode: {enum: [fast, safe, exact]}\n# after\ninput:\n"
+        "  properties:\n    mode: {enum: [fast, safe]}",
         f"{_MAJOR} the value, and map it to its nearest replacement in the handler.",
     ),
     "WIRE_INPUT_ENUM_WIDENED": RuleDoc(
-        "# before\nmode: {enum: [fast, safe]}\n# after\nmode: {enum: [fast, safe, exact]}", _NOTHING,
+        "# before\ninput:\n  properties:\n    mode: {enum: [fast, safe]}\n# after\ninput:\n  properties:\n"
+        "    mode: {enum: [fast, safe, exact]}",
+        _NOTHING,
     ),
     "WIRE_INPUT_CONSTRAINT_TIGHTENED": RuleDoc(
-        "# before\nlimit: {type: integer, maximum: 1000}\n# after\nlimit: {type: integer, maximum: 100}",
+        "# before\ninput:\n  properties:\n    limit: {type: integer, maximum: 1000}\n# after\ninput:\n"
+        "  properties:\n    limit: {type: integer, maximum: 100}",
         f"{_MAJOR} the bound: calls that passed before are now refused with `invalid_arguments`.",
     ),
     "WIRE_INPUT_CONSTRAINT_LOOSENED": RuleDoc(
-        "# before\nlimit: {type: integer, maximum: 100}\n# after\nlimit: {type: integer, maximum: 1000}",
+        "# before\ninput:\n  properties:\n    limit: {type: integer, maximum: 100}\n# after\ninput:\n"
+        "  properties:\n    limit: {type: integer, maximum: 1000}",
         _NOTHING,
     ),
     "WIRE_INPUT_PATTERN_CHANGED": RuleDoc(
-        "# before\nname: {type: string}\n# after\nname: {type: string, pattern: \"^[a-z]+$\"}",
+        "# before\ninput:\n  properties:\n    word: {type: string, pattern: \"^[a-z]+$\"}\n# after\n"
+        "input:\n  properties:\n    word: {type: string, pattern: \"^[a-z-]+$\"}",
         "Check that every value callers send still matches: whether one pattern accepts more or fewer "
         "strings than another cannot be decided in general, so this is a warning.",
     ),
     "WIRE_INPUT_CLOSED": RuleDoc(
-        "# before\ninput: {type: object, properties: {word: {}}}\n"
-        "# after\ninput: {type: object, properties: {word: {}}, additionalProperties: false}",
+        "# before\ninput:\n  additionalProperties: true\n# after\ninput:\n  additionalProperties: false",
         f"{_MAJOR} the open object: callers sending extra keys are now refused.",
     ),
     "WIRE_INPUT_OPENED": RuleDoc(
-        "# before\ninput: {additionalProperties: false}\n# after\ninput: {}", _NOTHING,
+        "# before\ninput:\n  additionalProperties: false\n# after\ninput:\n  additionalProperties: true",
+        _NOTHING,
     ),
     "WIRE_INPUT_UNION_CHANGED": RuleDoc(
-        "# before\ntarget: {anyOf: [{type: string}, {type: integer}]}\n"
-        "# after\ntarget: {anyOf: [{type: string, format: uri}, {type: integer}]}",
+        "# before\ninput:\n  properties:\n    target:\n      anyOf: [{type: string}, {type: integer}]\n"
+        "# after\ninput:\n  properties:\n    target:\n"
+        "      anyOf: [{type: string}, {type: array, items: {type: integer}}]",
         "Check every branch still accepts what callers send; if not, bump the major version.",
     ),
     "WIRE_OUTPUT_FIELD_REMOVED": RuleDoc(
-        "# before\noutput: {properties: {echo: {}, length: {}}}\n# after\noutput: {properties: {echo: {}}}",
+        "# before\noutput:\n  properties:\n    echo: {type: string}\n    length: {type: integer}\n# after\n"
+        "output:\n  properties:\n    echo: {type: string}",
         f"{_MAJOR} the field: callers that read it break.",
     ),
     "WIRE_OUTPUT_FIELD_ADDED": RuleDoc(
-        "# before\noutput: {properties: {echo: {}}}\n# after\noutput: {properties: {echo: {}, length: {}}}",
+        "# before\noutput:\n  properties:\n    echo: {type: string}\n# after\noutput:\n  properties:\n"
+        "    echo: {type: string}\n    length: {type: integer}",
         _NOTHING,
     ),
     "WIRE_OUTPUT_FIELD_OPTIONAL": RuleDoc(
-        "# before\noutput: {required: [echo, length]}\n# after\noutput: {required: [echo]}",
+        "# before\noutput:\n  properties:\n    length: {type: integer}\n  required: [echo, length]\n"
+        "# after\noutput:\n  properties:\n    length: {type: integer}\n  required: [echo]",
         f"{_MAJOR} the field as required: callers that read it unconditionally break when it is absent.",
     ),
     "WIRE_OUTPUT_FIELD_REQUIRED": RuleDoc(
-        "# before\noutput: {required: [echo]}\n# after\noutput: {required: [echo, length]}", _NOTHING,
+        "# before\noutput:\n  properties:\n    length: {type: integer}\n  required: [echo]\n# after\n"
+        "output:\n  properties:\n    length: {type: integer}\n  required: [echo, length]",
+        _NOTHING,
     ),
     "WIRE_OUTPUT_TYPE_WIDENED": RuleDoc(
-        "# before\nsize: {type: integer}\n# after\nsize: {type: [integer, \"null\"]}",
+        "# before\noutput:\n  properties:\n    echo: {type: string}\n# after\noutput:\n  properties:\n"
+        "    echo: {type: [string, \"null\"]}",
         f"{_MAJOR} the output type: callers now get values they do not handle.",
     ),
     "WIRE_OUTPUT_TYPE_NARROWED": RuleDoc(
-        "# before\nsize: {type: [integer, \"null\"]}\n# after\nsize: {type: integer}", _NOTHING,
+        "# before\noutput:\n  properties:\n    echo: {type: [string, \"null\"]}\n# after\noutput:\n"
+        "  properties:\n    echo: {type: string}",
+        _NOTHING,
     ),
     "WIRE_OUTPUT_ENUM_WIDENED": RuleDoc(
-        "# before\nstatus: {enum: [ok, partial]}\n# after\nstatus: {enum: [ok, partial, truncated]}",
+        "# before\noutput:\n  properties:\n    status: {enum: [ok, partial]}\n# after\noutput:\n"
+        "  properties:\n    status: {enum: [ok, partial, truncated]}",
         f"{_MAJOR} the set of values: callers that branch on every value miss the new one.",
     ),
     "WIRE_OUTPUT_ENUM_NARROWED": RuleDoc(
-        "# before\nstatus: {enum: [ok, partial, truncated]}\n# after\nstatus: {enum: [ok, partial]}",
+        "# before\noutput:\n  properties:\n    status: {enum: [ok, partial, truncated]}\n# after\noutput:\n"
+        "  properties:\n    status: {enum: [ok, partial]}",
         _NOTHING,
     ),
     "WIRE_OUTPUT_CONSTRAINT_LOOSENED": RuleDoc(
-        "# before\nlines: {type: array, maxItems: 100}\n# after\nlines: {type: array, maxItems: 1000}",
+        "# before\noutput:\n  properties:\n    echo: {type: string, maxLength: 100}\n# after\noutput:\n"
+        "  properties:\n    echo: {type: string, maxLength: 1000}",
         f"{_MAJOR} the bound: callers may have sized buffers or prompts by it.",
     ),
     "WIRE_OUTPUT_CONSTRAINT_TIGHTENED": RuleDoc(
-        "# before\nlines: {type: array, maxItems: 1000}\n# after\nlines: {type: array, maxItems: 100}",
+        "# before\noutput:\n  properties:\n    echo: {type: string, maxLength: 1000}\n# after\noutput:\n"
+        "  properties:\n    echo: {type: string, maxLength: 100}",
         _NOTHING,
     ),
     "WIRE_OUTPUT_PATTERN_CHANGED": RuleDoc(
-        "# before\nid: {type: string, pattern: \"^[0-9]+$\"}\n# after\nid: {type: string}",
+        "# before\noutput:\n  properties:\n    id: {type: string, pattern: \"^[0-9]+$\"}\n# after\n"
+        "output:\n  properties:\n    id: {type: string}",
         "Check that callers do not parse the value by the old pattern.",
     ),
     "WIRE_OUTPUT_OPENED": RuleDoc(
-        "# before\noutput: {additionalProperties: false}\n# after\noutput: {}",
-        "Check that callers tolerate extra keys (strict decoders refuse them); close the object again if not.",
+        "# before\noutput:\n  additionalProperties: false\n# after\noutput:\n  additionalProperties: true",
+        "Check that callers tolerate extra keys (strict decoders refuse them); close the object again if"
+        " not.",
     ),
-    "WIRE_OUTPUT_CLOSED": RuleDoc("# before\noutput: {}\n# after\noutput: {additionalProperties: false}", _NOTHING),
+    "WIRE_OUTPUT_CLOSED": RuleDoc(
+        "# before\noutput:\n  additionalProperties: true\n# after\noutput:\n  additionalProperties: false",
+        _NOTHING,
+    ),
     "WIRE_OUTPUT_UNION_CHANGED": RuleDoc(
-        "# before\nresult: {oneOf: [{type: string}, {type: object}]}\n"
-        "# after\nresult: {oneOf: [{type: string}, {type: array}]}",
+        "# before\noutput:\n  properties:\n    size:\n      oneOf: [{type: string}, {type: integer}]\n"
+        "# after\noutput:\n  properties:\n    size:\n"
+        "      oneOf: [{type: string}, {type: array, items: {type: integer}}]",
         f"{_MAJOR} the branches callers handle.",
     ),
     "WIRE_FORMAT_CHANGED": RuleDoc(
-        "# before\nwhen: {type: string, format: date}\n# after\nwhen: {type: string, format: date-time}",
+        "# before\ninput:\n  properties:\n    secret: {type: string, format: password}\n# after\ninput:\n"
+        "  properties:\n    secret: {type: string, format: byte}",
         "Check callers that produce or parse the value by its format.",
     ),
     "WIRE_KEYWORD_CHANGED": RuleDoc(
-        "# before\ntags: {type: array, uniqueItems: false}\n# after\ntags: {type: array, uniqueItems: true}",
+        "# before\ninput:\n  properties:\n"
+        "    tags: {type: array, items: {type: string}, uniqueItems: false}\n# after\ninput:\n"
+        "  properties:\n    tags: {type: array, items: {type: string}, uniqueItems: true}",
         "Review the change by hand: toolproof does not compare this keyword in detail.",
     ),
     "ERRORS_CODE_REMOVED": RuleDoc(
-        "# before\nerrors: {not_found: {...}, too_large: {...}}\n# after\nerrors: {not_found: {...}}",
+        "# before\nerrors:\n  too_long: {message: \"The word '{word}' is too long\", hint: Shorten it.}\n"
+        "# after: no error too_long",
         f"{_MAJOR} the code: callers branch on error codes.",
     ),
     "ERRORS_CODE_ADDED": RuleDoc(
-        "# before\nerrors: {not_found: {...}}\n# after\nerrors: {not_found: {...}, too_large: {...}}",
+        "# before: no error too_long\n# after\nerrors:\n"
+        "  too_long: {message: \"The word '{word}' is too long\", hint: Shorten it.}",
         "Tell callers that branch on every code; callers with a default branch are unaffected.",
     ),
     "ERRORS_PARAM_REMOVED": RuleDoc(
-        "# before\nnot_found: {message: \"No file {path} in {root}\"}\n"
-        "# after\nnot_found: {message: \"No file {path}\"}",
+        "# before\nerrors:\n  too_loud:\n    message: \"The word '{word}' is too loud at {volume} dB\"\n"
+        "    params: {volume: {type: integer}}\n# after\nerrors:\n  too_loud:\n"
+        "    message: \"The word '{word}' is too loud\"",
         f"{_MAJOR} the param: callers read it from the structured error.",
     ),
     "ERRORS_PARAM_CHANGED": RuleDoc(
-        "# before\nparams: {size: {type: integer}}\n# after\nparams: {size: {type: string}}",
+        "# before\nerrors:\n  too_loud:\n    message: \"The word '{word}' is too loud at {volume}\"\n"
+        "    params: {volume: {type: integer}}\n# after\nerrors:\n  too_loud:\n"
+        "    message: \"The word '{word}' is too loud at {volume}\"\n    params: {volume: {type: string}}",
         f"{_MAJOR} the param's type.",
     ),
     "ERRORS_STATUS_CHANGED": RuleDoc(
-        "# before\nnot_found: {status: 404}\n# after\nnot_found: {status: 403}",
+        "# before\nerrors:\n  too_loud: {status: 403}\n# after\nerrors:\n  too_loud: {status: 404}",
         "Check HTTP callers that branch on the status.",
     ),
     "MODEL_DESCRIPTION_CHANGED": RuleDoc(
         "# before\ndescription: Echo a word back.\n# after\ndescription: Repeat a word.",
         "Check the model still picks the tool when it should: re-run your evaluations.",
     ),
-    "MODEL_TITLE_CHANGED": RuleDoc("# before\ntitle: Echo\n# after\ntitle: Repeat", "Check hosts that show the title."),
+    "MODEL_TITLE_CHANGED": RuleDoc(
+        "# before\ntitle: Echo\n# after\ntitle: Repeat",
+        "Check hosts that show the title.",
+    ),
     "MODEL_FIELD_DESCRIPTION_CHANGED": RuleDoc(
-        "# before\nword: {type: string, description: The word}\n"
-        "# after\nword: {type: string, description: One word, no spaces}",
+        "# before\ninput:\n  properties:\n    word: {type: string, description: The word}\n# after\n"
+        "input:\n  properties:\n    word: {type: string, description: \"One word, no spaces\"}",
         "Check the model still fills the field as intended.",
     ),
     "MODEL_DEFAULT_CHANGED": RuleDoc(
-        "# before\nlimit: {type: integer, default: 100}\n# after\nlimit: {type: integer, default: 50}",
-        "Callers that leave the field out now get another behaviour: announce it, or bump the major version.",
+        "# before\ninput:\n  properties:\n    limit: {type: integer, default: 100}\n# after\ninput:\n"
+        "  properties:\n    limit: {type: integer, default: 50}",
+        "Callers that leave the field out now get another behaviour: announce it, or bump the major "
+        "version.",
     ),
     "MODEL_ERROR_TEXT_CHANGED": RuleDoc(
-        "# before\nmessage: \"No file {path}\"\n# after\nmessage: \"File {path} not found\"",
+        "# before\nerrors:\n  too_loud: {message: \"The word '{word}' is too loud\"}\n# after\nerrors:\n"
+        "  too_loud: {message: \"'{word}' is too loud\"}",
         "Check callers or prompts that match on the text; code should branch on the code instead.",
     ),
     "MODEL_ERROR_HINT_CHANGED": RuleDoc(
-        "# before\nhint: List the folder first.\n# after\nhint: Check the path.",
+        "# before\nerrors:\n  too_loud: {hint: Whisper.}\n# after\nerrors:\n"
+        "  too_loud: {hint: Use lower case.}",
         "Check the model still recovers from the error as intended.",
     ),
     "MODEL_EXAMPLES_CHANGED": RuleDoc(
-        "# before: examples shown to the model: {word: hi}\n# after: {word: hello}",
+        "# before\nexamples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
+        "# after\nexamples:\n  - name: echoes\n    input: {word: hello}\n"
+        "    expect: {output: {echo: hello}}",
         "Check the model's calls still look like the examples you want.",
     ),
     "MODEL_RENDER_CHANGED": RuleDoc(
-        "# before\nrender: {result: \"{echo}\"}\n# after\nrender: {result: \"Echo: {echo}\"}",
+        "# before\nrender:\n  error: \"Error: {message}\"\n# after\nrender:\n"
+        "  error: \"Error: {message} ({hint})\"",
         "Check prompts and callers that read the rendered text.",
     ),
     "EXPORT_ANNOTATION_UNSAFE": RuleDoc(
@@ -359,40 +411,51 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "Check hosts that retry or cache by the annotations.",
     ),
     "EXPORT_TOOLSET_LEFT": RuleDoc(
-        "# before\ntoolsets: [files, gateway]\n# after\ntoolsets: [files]",
+        "# before\ntoolsets: [text, demo]\n# after\ntoolsets: [text]",
         f"{_MAJOR} the tool set: hosts that serve the set by name lose the tool.",
     ),
-    "EXPORT_TOOLSET_JOINED": RuleDoc("# before\ntoolsets: [files]\n# after\ntoolsets: [files, gateway]", _NOTHING),
+    "EXPORT_TOOLSET_JOINED": RuleDoc(
+        "# before\ntoolsets: [text]\n# after\ntoolsets: [text, demo]",
+        _NOTHING,
+    ),
     "EXPORT_NEED_ADDED": RuleDoc(
-        "# before\nneeds: [workspace]\n# after\nneeds: [workspace, audit]",
-        f"{_MAJOR} the needs, or make the handler work without the resource: hosts that do not supply "
-        "it stop listing the tool.",
+        "# before\nneeds: [workspace]\n# after\nneeds: [workspace, database]",
+        f"{_MAJOR} the needs, or make the handler work without the resource: hosts that do not supply it stop "
+        "listing the tool.",
     ),
     "EXPORT_STRICT_LOST": RuleDoc(
-        "# before: the openai export is strict\n# after: a schema change makes it non-strict",
-        "Change the schema back into what strict mode allows (see the export's losses), or accept the loss.",
+        "# before\ninput:\n  properties:\n    note: {type: string}\n# after\ninput:\n  properties:\n"
+        "    note: {type: [string, \"null\"]}",
+        "Change the schema back into what strict mode allows (see the export's losses), or accept the "
+        "loss.",
     ),
     "EXPORT_LOSS_ADDED": RuleDoc(
-        "# before: the anthropic export keeps every keyword\n# after: maximum is dropped (strict tool use)",
+        "# before\ninput:\n  properties:\n    limit: {type: integer}\n# after\ninput:\n  properties:\n"
+        "    limit: {type: integer, maximum: 100}",
         "Accept the loss for that provider in the settings, or avoid the keyword.",
     ),
     "CODE_CLASS_REMOVED": RuleDoc(
-        "# before: output has an object field 'stats', generating class EchoStats\n"
-        "# after: the field is gone, so is EchoStats",
+        "# before\noutput:\n  properties:\n    stats:\n      type: object\n"
+        "      properties: {length: {type: integer}}\n# after\noutput:\n  properties:\n"
+        "    stats: {type: string}",
         f"{_MAJOR} the field or its title: handler code importing the class breaks.",
     ),
     "CODE_FIELD_TYPE_CHANGED": RuleDoc(
-        "# before\nlimit: {type: integer}          # limit: int\n"
-        "# after\nlimit: {type: [integer, \"null\"]} # limit: int | None",
+        "# before\ninput:\n  properties:\n    limit: {type: integer}\n# after\ninput:\n  properties:\n"
+        "    limit: {type: number}",
         "Update handlers; `mypy --strict` shows where.",
     ),
     "CODE_FACTORY_PARAM_ADDED": RuleDoc(
-        "# before\nnot_found: {message: \"No file {path}\"}\n"
-        "# after\nnot_found: {message: \"No file {path} in {root}\"}   # not_found(path=..., root=...)",
+        "# before\nerrors:\n  too_loud:\n    message: \"The word '{word}' is too loud\"\n# after\nerrors:\n"
+        "  too_loud:\n    message: \"The word '{word}' is too loud at {volume} dB\"\n"
+        "    params: {volume: {type: integer}}",
         f"{_MAJOR} the message, or update every handler that raises the error.",
     ),
     "VERSION_NOT_BUMPED": RuleDoc(
-        "# before\nversion: 1.2.0\n# after: a breaking change, and\nversion: 1.3.0",
+        "# before\nversion: 1.2.0\ninput:\n  additionalProperties: false\n  properties:\n"
+        "    word: {type: string}\n    loud: {type: boolean}\n# after\n"
+        "version: 1.3.0                # a minor bump\ninput:\n  additionalProperties: false\n"
+        "  properties:\n    word: {type: string}   # loud removed: a breaking change",
         "Bump the major version (`2.0.0`), or make the change compatible.",
     ),
 }
