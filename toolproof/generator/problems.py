@@ -7,8 +7,8 @@ groups the rules: 0 the file and its YAML, 1 the contract format and catalogue,
 2 the JSON Schemas, 3 the examples, 4 the project and its exports.
 
 Rules enforced by ajv's strict mode (``new Ajv2020({strict: true})``) are
-errors, so a contract that lint passes compiles there too; see
-``contracts/README.md`` for the list and the few known differences.
+errors, so a contract that lint passes compiles there too; the documentation's
+lint pages give the list and the few known differences.
 """
 
 from __future__ import annotations
