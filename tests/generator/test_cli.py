@@ -77,11 +77,11 @@ def test_gen_removes_orphans(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["gen", "--project", str(root)])
 
     assert result.exit_code == 0, result.output
-    assert "removed generated/exports/jsonschema/shout.json" in result.output  # JSON: listed in the MANIFEST
+    assert "removed generated/contracts/shout.json" in result.output  # JSON: listed in the MANIFEST
     assert "removed generated/tests/test_shout.py" in result.output  # text: carries the header
     assert "removed generated/old/gone.py" in result.output
     assert not (root / "generated" / "old").exists()
-    assert not (root / "generated" / "exports" / "vectors" / "shout.json").exists()
+    assert not (root / "generated" / "contracts" / "shout.json").exists()
 
 
 def test_gen_refuses_to_write_when_a_contract_is_invalid(runner: CliRunner, tmp_path: Path) -> None:

@@ -116,14 +116,14 @@ def test_gen_refuses_to_overwrite_a_file_it_did_not_write_and_writes_nothing(tmp
 def test_a_json_file_is_ours_only_when_the_manifest_lists_it(tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / "generated" / "MANIFEST.json").write_text('{"files": {}}\n', encoding="utf-8")  # not toolproof's
-    vectors = project / "generated" / "exports" / "vectors" / "echo.json"
-    vectors.write_text("{}\n", encoding="utf-8")
+    contract = project / "generated" / "contracts" / "echo.json"
+    contract.write_text("{}\n", encoding="utf-8")
 
     drift = Drift(project, load_project(project).render())
 
     assert drift.conflicts == [
         "generated/MANIFEST.json: not written by toolproof (a JSON file its MANIFEST.json does not list)",
-        "generated/exports/vectors/echo.json: not written by toolproof (a JSON file its MANIFEST.json does not list)",
+        "generated/contracts/echo.json: not written by toolproof (a JSON file its MANIFEST.json does not list)",
     ]
 
 

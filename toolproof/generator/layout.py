@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolproof.generator.openapi import ApiInfo
+from toolproof.runtime.project import EXPORT_FORMATS
 
 __all__ = ["GENERATED", "Layout"]
 
@@ -30,4 +31,5 @@ class Layout:
     """The longest line of generated Python: the project's ruff ``line-length`` (ruff's default, 88, without one)."""
     toolproof_first_party: bool = False
     """Whether ruff's isort sorts ``toolproof`` as first party (a project inside toolproof's own tree), not third."""
-    """The longest line of generated Python: the project's ruff ``line-length`` (ruff's default, 88, without one)."""
+    exports: tuple[str, ...] = EXPORT_FORMATS
+    """The folders written under ``exports/``: the project's ``exports`` setting (every one, for a caller without)."""

@@ -77,7 +77,8 @@ class Project:
             config = self.config
             folder = config.relative(config.generated)
             width, inside = _line_length(config.root), _inside_toolproof(config.root)
-            self._layout = Layout(folder, config.package, config.command, api_info(config), width, inside)
+            api = api_info(config)
+            self._layout = Layout(folder, config.package, config.command, api, width, inside, config.exports)
         return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:
@@ -229,8 +230,9 @@ def _line_length(root: Path) -> int:
                 data = data.get(key) if isinstance(data, dict) else None
             if isinstance(data, dict):
                 length = data.get("line-length")
-                valid = isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320
-                return length if valid else 88
+                if isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320:
+                    return length
+                return 88
     return 88
 
 

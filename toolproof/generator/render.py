@@ -7,7 +7,7 @@ deterministically (``jsontext``). Writing them and finding drift are ``writer`` 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from toolproof import __version__
@@ -60,6 +60,21 @@ def _stub(c: Contract, layout: Layout) -> str:
             signature=_signature,
             params=_params,
         )
+    )
+
+
+_PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors"})
+"""The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
+
+
+def _readme(layout: Layout, paths: Iterable[str]) -> str:
+    """The generated folder's README: what it holds (what ``paths`` has of it), that it is generated, how to redo it."""
+    inside = {path.removeprefix(f"{layout.folder}/") for path in paths}
+    exports = sorted({path.split("/")[1] for path in inside if path.startswith("exports/")})
+    return (
+        environment()
+        .get_template("README.md.jinja")
+        .render(layout=layout, exports=exports, has=lambda prefix: any(p.startswith(prefix) for p in inside))
     )
 
 
@@ -172,7 +187,11 @@ def render_all(
             raise ValueError(f"tool {c.name!r}: module {c.module!r} is a name the generated package keeps")
         own_sources = {c.source: c.sha256}
         is_builtin = c.module in builtin_modules
-        paths = {kind: f"{out}/{path}" for kind, path in tool_files(c.module, builtin=is_builtin).items()}
+        paths = {
+            kind: f"{out}/{path}"
+            for kind, path in tool_files(c.module, builtin=is_builtin).items()
+            if kind not in _PER_TOOL_EXPORTS or kind in layout.exports
+        }
         texts: dict[str, str] = {}
         jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
         if not is_builtin:  # a built-in contract's stub and JSON ship in toolproof.builtin.generated
@@ -183,11 +202,14 @@ def render_all(
         texts["properties"] = _properties_test(c, layout)  # annotations checked
         texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
         texts["docs"] = render_docs(c, openai_all[c.name], layout)
-        texts["typescript"] = env.get_template("tool.d.ts.jinja").render(
-            c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
-        )
-        jsons["jsonschema"] = (dump_json(json_schemas(c, c.exported_input(enums))), own_sources)
-        jsons["vectors"] = (dump_json(vectors(c)), own_sources)
+        if "typescript" in layout.exports:
+            texts["typescript"] = env.get_template("tool.d.ts.jinja").render(
+                c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
+            )
+        if "jsonschema" in layout.exports:
+            jsons["jsonschema"] = (dump_json(json_schemas(c, c.exported_input(enums))), own_sources)
+        if "vectors" in layout.exports:
+            jsons["vectors"] = (dump_json(vectors(c)), own_sources)
         if texts.keys() | jsons.keys() != paths.keys():
             raise ValueError(f"tool {c.name!r}: naming.tool_files does not list every file rendered for it")
         taken = [p for p in paths.values() if p in files or p in json_files]
@@ -200,6 +222,8 @@ def render_all(
         all_sources,
     )
     for fmt, per_set in exports.items():
+        if fmt not in layout.exports:
+            continue
         report: dict[str, Any] = {}
         dumped: dict[int, str] = {}  # sets with the same members share their Exported (export_all)
         for name, exported in per_set.items():
@@ -211,6 +235,7 @@ def render_all(
                 "losses": [loss.to_dict() for loss in exported.losses],
             }
         json_files[f"{out}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
+    json_files[f"{out}/README.md"] = (_readme(layout, files.keys() | json_files.keys()), all_sources)
     manifest: dict[str, Any] = {"generator": f"toolproof {__version__}", "command": layout.command, "files": {}}
     for path in sorted(json_files):
         text, sources = json_files[path]

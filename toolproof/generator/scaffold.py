@@ -60,6 +60,9 @@ contracts = "contracts"
 generated = "generated"
 handlers = "handlers"
 # include = ["gateway"]        # serve built-in file tool sets beside your own (`toolproof toolsets`)
+# Which formats `toolproof gen` writes under generated/exports/ (mcp always: the host serves from it). Also:
+# "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors" (per tool).
+# exports = ["mcp", "openai", "anthropic"]
 # resources = ["host:resources"]   # a function returning what your handlers need (see README)
 
 [tool.pytest.ini_options]

@@ -17,6 +17,7 @@ Settings, all optional (paths are relative to the project folder)::
     include = ["gateway"]            # built-in tool sets served beside the project's own
     resources = ["host:resources"]   # resource factories (see toolproof.runtime.host)
     command = "toolproof gen"        # what generated headers tell a reader to run
+    exports = ["mcp", "openai", "anthropic"]   # folders gen writes under exports/ (EXPORT_FORMATS)
 
     [tool.toolproof.export]
     accept-losses = {}               # reserved: losses a project accepts, by provider
@@ -38,6 +39,8 @@ from toolproof.runtime.errors import RegistryError, ToolproofError
 
 __all__ = [
     "CONFIG_FILES",
+    "DEFAULT_EXPORTS",
+    "EXPORT_FORMATS",
     "PROJECT_ENV",
     "ProjectConfig",
     "ProjectError",
@@ -56,9 +59,19 @@ PROJECT_ENV: Final = "TOOLPROOF_PROJECT"
 _KEYS: Final = frozenset(
     {
         *("contracts", "generated", "package", "handlers", "source-roots", "include", "resources", "command"),
+        "exports",
         *("export", "lint", "breaking"),
     }
 )
+EXPORT_FORMATS: Final = (
+    *("mcp", "openai", "openai-responses", "anthropic", "gemini", "gemini-openapi"),
+    *("jsonschema", "typescript", "vectors"),
+)
+"""What ``exports`` may name: a provider's tool definitions, per tool set, or a file per tool (JSON Schema,
+TypeScript declarations, test vectors), each in its folder under ``exports/``."""
+DEFAULT_EXPORTS: Final = ("mcp", "openai", "anthropic")
+"""What gen writes without an ``exports`` setting: the MCP definitions the host serves (always written) and
+the two provider APIs most projects call. ``toolproof export --format`` prints any format on demand."""
 _IDENTIFIER_PATH = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 
 
@@ -88,6 +101,8 @@ class ProjectConfig:
     command: str
     export: Mapping[str, Any] = field(default_factory=dict)
     lint: Mapping[str, Any] = field(default_factory=dict)
+    exports: tuple[str, ...] = DEFAULT_EXPORTS
+    """The formats gen writes under ``exports/`` (``EXPORT_FORMATS``), in that order; ``mcp`` always among them."""
 
     @property
     def is_builtin(self) -> bool:
@@ -126,6 +141,7 @@ def builtin_project() -> ProjectConfig:
         include=(),
         resources=(BUILTIN_RESOURCES,),
         command="make gen",
+        exports=EXPORT_FORMATS,  # the package ships every format: the reference for each provider
     )
 
 
@@ -180,6 +196,44 @@ def _string(where: str, key: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ProjectError(where, f"{key} must be a non-empty string")
     return value
+
+
+def _exports(where: Path, value: Any) -> tuple[str, ...]:
+    """The ``exports`` setting, checked: known formats, ``mcp`` added (the host serves from it), in a fixed order.
+
+    Raises:
+        ProjectError: at the setting's line, naming the unknown format and the closest known one.
+    """
+    import difflib
+
+    located = _line_of(where, "exports")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProjectError(located, f"exports must be a list of formats, from: {', '.join(EXPORT_FORMATS)}")
+    for name in value:
+        if name not in EXPORT_FORMATS:
+            close = difflib.get_close_matches(name, EXPORT_FORMATS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ProjectError(located, f"exports: unknown format {name!r}; {hint}known: {', '.join(EXPORT_FORMATS)}")
+    return tuple(f for f in EXPORT_FORMATS if f in value or f == "mcp")
+
+
+def _line_of(path: Path, key: str) -> str:
+    """``path:line`` of the line that sets ``key``; the path alone when no line does."""
+    import re
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path)
+    setting, table = re.compile(rf"^\s*{re.escape(key)}\s*="), re.compile(r"^\s*\[\s*([^\]\s]+)\s*\]")
+    section = ""  # the top level: a toolproof.toml may hold the settings there
+    for number, line in enumerate(lines, 1):
+        header = table.match(line)
+        if header:
+            section = header.group(1)
+        elif section in ("", "tool.toolproof") and setting.match(line):
+            return f"{path}:{number}"
+    return str(path)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -252,6 +306,8 @@ def load_config(config_file: Path) -> ProjectConfig:
         taken = [part for part in value.split(".") if keyword.iskeyword(part)]
         if taken:
             raise ProjectError(where, f"{key} {value!r} is not importable: {taken[0]!r} is a Python keyword")
+    # The built-in package ships every format, without a setting too: the reference for each provider.
+    default_exports = EXPORT_FORMATS if package == _BUILTIN_PACKAGE else DEFAULT_EXPORTS
     return ProjectConfig(
         root=root,
         config_file=config_file,
@@ -265,6 +321,7 @@ def load_config(config_file: Path) -> ProjectConfig:
         command=_string(where, "command", table.get("command", "toolproof gen")),
         export=export,
         lint=lint,
+        exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
     )
 
 
