@@ -184,12 +184,13 @@ def test_an_unchanged_tree_reports_nothing_against_head_of_this_repository(tmp_p
         pytest.skip("not run from a git checkout")
     clone = tmp_path / "clone"  # HEAD of this repository, apart from any uncommitted change
     _git(tmp_path, "clone", "--quiet", "--shared", "--no-checkout", str(REPO), str(clone))
-    _git(clone, "checkout", "--quiet", "HEAD", "--", "contracts", "pyproject.toml")
+    contracts = config_for(REPO).relative(config_for(REPO).contracts)
+    _git(clone, "checkout", "--quiet", "HEAD", "--", contracts, "pyproject.toml")
     config = config_for(clone)
 
     old = load_against("HEAD", config)
     new = load_against(str(clone), config)
-    findings = compare(old, new, load_severities(config), enums={"skills": []}, folder="contracts")
+    findings = compare(old, new, load_severities(config), enums={"skills": []}, folder=contracts)
 
     assert sorted(c.name for c in old) == sorted(c.name for c in new) != []
     assert findings == []
