@@ -540,7 +540,7 @@ def test_a_response_over_the_cap_is_response_too_large_and_never_built(
     app = _app(tmp_path)
     app.max_response = 100_000
     built: list[int] = []
-    from toolproof.runtime.result import json_bytes as real_json_bytes
+    from toolproof.runtime.json_writer import json_bytes as real_json_bytes
 
     def json_bytes(value: Any) -> bytes:
         out = real_json_bytes(value)
@@ -572,7 +572,7 @@ JSON = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(value=JSON)
 def test_json_pieces_join_to_the_json_of_the_whole(value: Any) -> None:
-    from toolproof.runtime.result import json_bytes
+    from toolproof.runtime.json_writer import json_bytes
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(http_module, "_SLICE", 3)  # slice every string, between any two characters

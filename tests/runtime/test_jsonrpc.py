@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.result import Unreadable
+from toolproof.runtime.json_reader import Unreadable
 from toolproof.runtime.serve.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_response, result_response
 from toolproof.runtime.serve.mcp import McpServer
 from toolproof.runtime.toolbox import builtin_runtime

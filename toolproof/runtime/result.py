@@ -1,7 +1,6 @@
 """What one tool call produced, in the shapes hosts and providers need.
 
-The JSON every transport speaks is read in ``json_reader`` and written and
-sized in ``json_writer``; their names are re-exported here, where they were first.
+The JSON every transport speaks is read in ``json_reader`` and written and sized in ``json_writer``.
 """
 
 from __future__ import annotations
@@ -10,20 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolproof.runtime.json_reader import MAX_INT_DIGITS, MAX_JSON_DEPTH, JsonBeyondLimits, Unreadable, json_value
-from toolproof.runtime.json_writer import json_bytes, json_size
-
-__all__ = [
-    "MAX_INT_DIGITS",
-    "MAX_JSON_DEPTH",
-    "ErrorInfo",
-    "JsonBeyondLimits",
-    "ToolResult",
-    "Unreadable",
-    "json_bytes",
-    "json_size",
-    "json_value",
-]
+__all__ = ["ErrorInfo", "ToolResult"]
 
 
 @dataclass(frozen=True, slots=True)

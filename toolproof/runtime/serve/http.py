@@ -39,8 +39,9 @@ import orjson
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
+from toolproof.runtime.json_reader import json_value
+from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.nulls import accepting_dropped_nulls
-from toolproof.runtime.result import json_bytes, json_size, json_value
 from toolproof.runtime.serve.calls import Budget, Calls
 from toolproof.runtime.serve.limits import HttpLimits
 from toolproof.runtime.spec import BUILTIN_PACKAGE, generated_json, generated_problem

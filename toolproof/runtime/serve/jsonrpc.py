@@ -2,7 +2,7 @@
 
 Request ids are strings or integers (JSON-RPC, MCP); an answer to a request
 with any other id carries id null (``error_response`` cleans it). Integers of up to
-4,300 digits (``result.MAX_INT_DIGITS``) stay exact both ways (the standard
+4,300 digits (``json_reader.MAX_INT_DIGITS``) stay exact both ways (the standard
 library reads and writes those orjson cannot). A text of valid JSON holding
 what no reader here holds (a longer integer, ``1e400``, nesting deeper than
 1024) is still read, so that it is answered by its own id
@@ -18,9 +18,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
+from toolproof.runtime.json_reader import JsonBeyondLimits, json_value
+from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import encodable_json, is_encodable
-from toolproof.runtime.result import JsonBeyondLimits, json_bytes, json_size, json_value
 
 __all__ = [
     "HEADER_MISMATCH",

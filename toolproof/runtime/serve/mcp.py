@@ -62,9 +62,9 @@ from toolproof import __version__
 from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import DEFAULT_ERROR_TEXT, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
+from toolproof.runtime.json_reader import Unreadable
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import printable
-from toolproof.runtime.result import Unreadable
 from toolproof.runtime.serve.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,

@@ -62,7 +62,7 @@ from collections.abc import Awaitable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
-from toolproof.runtime.result import Unreadable
+from toolproof.runtime.json_reader import Unreadable
 from toolproof.runtime.serve.calls import disconnected
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
