@@ -98,13 +98,53 @@ def _hostile_project(root: Path, width: int | None) -> Path:
         "examples": [{"name": HOSTILE[1], "input": {"text": "hi"}, "expect": {"output": {"echo": "hi"}}}],
     }
     name = "hostile_text_tool_with_a_name_long_enough_to_push_its_lines"
-    text = yaml.safe_dump(contract, allow_unicode=True, sort_keys=False, width=10_000)
-    (root / "contracts" / f"{name}.yaml").write_text(text, encoding="utf-8")
+    shapes = {
+        "name": "nested_shapes",
+        "version": "1.0.0",
+        "title": "Nested shapes",
+        "description": "Shapes whose annotations do not fit a line.",
+        "annotations": contract["annotations"],
+        "input": {
+            "type": "object",
+            "properties": {
+                "mode": {"enum": HOSTILE[:4], "description": HOSTILE[1]},
+                "from": {"type": ["string", "null"], "description": "A keyword: the TypedDict is functional."},
+            },
+            "additionalProperties": False,
+        },
+        "output": {
+            "type": "object",
+            "properties": {
+                "a_property_name_long_enough_to_push_its_annotation": {
+                    "type": "array",
+                    "description": HOSTILE[4],
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "a_long_nested_list_of_lists": {
+                                "type": "array",
+                                "items": {"type": "array", "items": {"enum": ["first value", "second value"]}},
+                            },
+                        },
+                    },
+                },
+                "pairs": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer"}}},
+            },
+            "additionalProperties": False,
+        },
+        "errors": {},
+        "render": {"result": "ok"},
+        "examples": [{"name": "empty", "input": {}, "expect": {"output": {}}}],
+    }
+    for tool, data in ((name, contract), ("nested_shapes", shapes)):
+        text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=10_000)
+        (root / "contracts" / f"{tool}.yaml").write_text(text, encoding="utf-8")
     ruff = "" if width is None else f"[tool.ruff]\nline-length = {width}\n\n"
     settings = f"{ruff}[tool.toolproof]\ncommand = 'make \"gen\" \\ now'\n"
     (root / "pyproject.toml").write_text(settings, encoding="utf-8")
     (root / "handlers").mkdir()
-    (root / "handlers" / f"{name}.py").write_text("def handle(args, ctx):\n    return {}\n", encoding="utf-8")
+    for tool in (name, "nested_shapes"):
+        (root / "handlers" / f"{tool}.py").write_text("def handle(args, ctx):\n    return {}\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["gen", "--project", str(root)])
     assert result.exit_code == 0, result.output
     return root
@@ -119,6 +159,8 @@ def test_hostile_contract_text_is_formatted_and_imports_with_exact_values(tmp_pa
     probe = (
         "import json, os, sys\n"
         "before = sorted(os.listdir('.'))\n"
+        "from generated import nested_shapes\n"
+        "assert nested_shapes.NestedShapesInput.__annotations__\n"
         "from generated import hostile_text_tool_with_a_name_long_enough_to_push_its_lines as m\n"
         "errors = [getattr(m, f'hostile_{i}')() for i in range(6)]\n"
         "assert sorted(os.listdir('.')) == before\n"

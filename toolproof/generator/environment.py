@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 
 from toolproof import __version__
-from toolproof.generator.pysource import Call, Str, comment, docstring, entry, import_from, layout, pystr
+from toolproof.generator.pysource import Call, Str, annotated, comment, docstring, entry, import_from, layout, pystr
 
 __all__ = ["environment"]
 
@@ -34,6 +34,6 @@ def environment() -> jinja2.Environment:
     env.filters["pytuple"] = _pytuple
     env.filters["docstring"] = docstring
     env.filters["comment"] = comment
-    env.globals.update(Call=Call, Str=Str, py=layout, entry=entry, import_from=import_from)
+    env.globals.update(Call=Call, Str=Str, py=layout, entry=entry, annotated=annotated, import_from=import_from)
     env.globals["version"] = __version__
     return env

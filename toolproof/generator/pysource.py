@@ -9,11 +9,12 @@ not printable ASCII, so a line's width is its length and no confusable character
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Call", "Str", "comment", "docstring", "entry", "import_from", "layout", "pystr"]
+__all__ = ["Call", "Str", "annotated", "annotation", "comment", "docstring", "entry", "import_from", "layout", "pystr"]
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -60,6 +61,9 @@ class Call:
     tail: str = ""
     tuple: bool = False
     """A tuple display: one item on one line keeps its comma."""
+    magic: bool = True
+    """Exploded, each item ends with a comma, which keeps it exploded; False for a subscript of one item,
+    which ruff breaks without one (a comma would make it a tuple)."""
 
 
 def _flat(item: str | Str | Call) -> str:
@@ -93,16 +97,73 @@ def _parts(value: str, room: int) -> list[str]:
     return parts
 
 
-def _lines(item: str | Str | Call, indent: int, width: int, suffix: str) -> list[str]:
+def _lines(item: str | Str | Call, indent: int, width: int, suffix: str, *, grouped: bool = False) -> list[str]:
+    """Source lines of ``item``; ``grouped``: a string split inside a subscript, which takes parentheses (ISC004)."""
     pad = " " * indent
     flat = _flat(item)
     if indent + len(flat) + len(suffix) <= width or not isinstance(item, Str | Call):
         return [f"{pad}{flat}{suffix}"]
+    if isinstance(item, Str) and grouped:
+        parts = _parts(item.value, max(width - indent - 4, 20))
+        return [f"{pad}(", *(f"{pad}    {part}" for part in parts), f"{pad}){suffix}"]
     if isinstance(item, Str):
         parts = _parts(item.value, max(width - indent - 1, 20))
         return [pad + p for p in parts[:-1]] + [f"{pad}{parts[-1]}{suffix}"]
-    inner = [line for sub in item.items for line in _lines(sub, indent + 4, width, ",")]
+    comma = "," if item.magic else ""
+    subscript = item.head.endswith("[")
+    inner = [line for sub in item.items for line in _lines(sub, indent + 4, width, comma, grouped=subscript)]
     return [f"{pad}{item.head}", *inner, f"{pad}{item.close}{item.tail}{suffix}"]
+
+
+def annotation(text: str) -> str | Call:
+    """A type annotation ruff can break: ``X[...]`` as a ``Call`` of its arguments, nested; anything else as it is."""
+    if not text.endswith("]") or "[" not in text:
+        return text
+    head, _, inner = text[:-1].partition("[")
+    if not head.replace(".", "").isidentifier():
+        return text
+    args: list[str] = []
+    depth, start, quote, escaped = 0, 0, "", False
+    for i, ch in enumerate(inner):
+        if quote:  # inside a string literal (a Literal's value, a forward reference)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                return text  # X[a] | Y[b]: not one subscript
+        elif ch == "," and depth == 0:
+            args.append(inner[start:i].strip())
+            start = i + 1
+    args.append(inner[start:].strip())
+    if depth != 0 or quote:
+        return text
+    return Call(f"{head}[", [_argument(arg) for arg in args], "]", magic=len(args) > 1)
+
+
+def _argument(text: str) -> str | Str | Call:
+    """One argument of a subscript: a string literal (a ``Literal`` value) as ``Str``, so a long one can be split."""
+    if text[:1] in "\"'":
+        value = ast.literal_eval(text)
+        if isinstance(value, str):
+            return Str(value)
+    return annotation(text)
+
+
+def annotated(prefix: str, text: str, indent: int, width: int, suffix: str = "") -> str:
+    """``prefix`` then an annotation (``name: X[...]``), broken as ruff breaks it when it does not fit."""
+    parsed = annotation(text)
+    if isinstance(parsed, str):
+        return f"{prefix}{parsed}{suffix}"
+    return layout(Call(prefix + parsed.head, parsed.items, "]", magic=parsed.magic), indent, width, suffix)
 
 
 def layout(item: str | Str | Call, indent: int, width: int, suffix: str = "") -> str:

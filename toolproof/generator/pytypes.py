@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from toolproof.generator.naming import class_name, is_identifier, python_name
+from toolproof.generator.pysource import pystr
 from toolproof.generator.refs import Path, locate, ref_name, resolve
 
 __all__ = ["RESERVED_NAMES", "Field", "TypeBuilder", "TypedDictDef"]
@@ -39,7 +39,7 @@ _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bo
 
 def _py_literal(value: Any) -> str:
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return pystr(value)  # as ruff writes it: the generated stub is formatted code
     return repr(value)  # True, False, None, ints: Python spells them as repr does
 
 
@@ -54,7 +54,7 @@ def _forward(annotation: str, later: set[str]) -> str:
     """``annotation`` as a string (a forward reference) when it names one of the classes in ``later``."""
     if later.isdisjoint(_NAME.findall(annotation)):
         return annotation
-    return json.dumps(annotation, ensure_ascii=False)
+    return pystr(annotation)
 
 
 RESERVED_NAMES: Final = frozenset(
