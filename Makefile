@@ -19,12 +19,12 @@ $(STAMP): pyproject.toml Makefile
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent typescript@$(TYPESCRIPT)
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent ajv@8.20.0 ajv-formats@3.0.1  # tests/generator/test_ajv.py
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/server-filesystem@2026.8.31  # benchmarks/peers.py
-	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/client@2.4.0 @modelcontextprotocol/sdk@1.32.2  # tests/runtime/test_ts_sdk_client.py
+	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/client@2.4.0 @modelcontextprotocol/sdk@1.32.2  # tests/runtime/serve/test_ts_sdk_client.py
 	# Node 22 (the suite needs fs.globSync) and the official MCP conformance suite, pinned: `latest` predates
-	# the 2026-07-28 revision. tests/runtime/test_mcp_conformance.py runs it against `serve mcp --transport http`.
+	# the 2026-07-28 revision. tests/runtime/serve/test_mcp_conformance.py runs it against `serve mcp --transport http`.
 	npm install --prefix $(VENV)/node22 --no-audit --no-fund --silent node@22
 	npm install --prefix $(VENV)/conformance --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12
-	# haproxy: tests/runtime/test_scale_out.py balances `serve --workers` instances with it; wrk: benchmarks/http.py.
+	# haproxy: tests/runtime/serve/test_scale_out.py balances `serve --workers` instances with it; wrk: benchmarks/http.py.
 	command -v haproxy || (apt-get update && apt-get install -y haproxy)
 	command -v wrk || (apt-get update && apt-get install -y wrk)
 	# chromium: tests/docs/test_site.py opens the built docs site in it, headless (playwright drives it, no download).

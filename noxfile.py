@@ -94,7 +94,7 @@ def bench(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """A long schemathesis run against the HTTP façade (TOOLPROOF_FUZZ_EXAMPLES per operation)."""
     examples = session.env.get("TOOLPROOF_FUZZ_EXAMPLES", "1000")
-    session.run("pytest", "tests/runtime/test_http_fuzz.py", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})
+    session.run("pytest", "tests/runtime/serve/test_http_fuzz.py", env={"TOOLPROOF_FUZZ_EXAMPLES": examples})
     session.run(
         "pytest",
         "toolproof/builtin/generated/tests",

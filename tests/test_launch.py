@@ -89,7 +89,7 @@ def test_the_command_and_python_m_toolproof_start_through_launch() -> None:
     from importlib.metadata import entry_points
 
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "toolproof"]
-    main_module = (Path(__file__).parents[2] / "toolproof" / "__main__.py").read_text(encoding="utf-8")
+    main_module = (Path(__file__).parents[1] / "toolproof" / "__main__.py").read_text(encoding="utf-8")
 
     assert script.value == "toolproof.launch:main"
     assert "from toolproof.launch import main" in main_module

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host
+from tests.builtin.handlers.host import Host, error_of, open_host
 
 TEXT_LINE = b"x" * 99 + b"\n"
 BINARY = bytes(range(256)) * 4

@@ -30,11 +30,11 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.runtime.test_streamable_http import ENVELOPE, MODERN, TOKEN, Server, _modern, _start
+from tests.runtime.serve.test_streamable import ENVELOPE, MODERN, TOKEN, Server, _modern, _start
 
 pytestmark = pytest.mark.slow  # a whole server, venv or Node process a test: `make test` runs them all
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
 NODE = VENV / "node22" / "node_modules" / ".bin" / "node"
 NODE_MODULES = VENV / "node" / "node_modules"

@@ -1,4 +1,4 @@
-// Official TypeScript MCP SDK clients over Streamable HTTP, for tests/runtime/test_ts_sdk_client.py.
+// Official TypeScript MCP SDK clients over Streamable HTTP, for tests/runtime/serve/test_ts_sdk_client.py.
 //
 //   node ts_sdk_client.mjs URL PLAN [PLAN ...]
 //

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.runtime.test_streamable_http import MODERN, Server, _start
-from tests.runtime.test_ts_sdk_client import LEGACY, _launch, _reports
+from tests.runtime.serve.test_streamable import MODERN, Server, _start
+from tests.runtime.serve.test_ts_sdk_client import LEGACY, _launch, _reports
 
 UNKNOWN = {"name": "no-such-tool", "arguments": {}}
 PLANS = {

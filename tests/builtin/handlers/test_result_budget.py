@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host
+from tests.builtin.handlers.host import Host, error_of, open_host
 from toolproof.runtime.dispatch import MAX_RESULT_BYTES
 from toolproof.runtime.result import ToolResult
 

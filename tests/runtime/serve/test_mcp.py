@@ -377,7 +377,7 @@ def test_a_lone_surrogate_in_a_method_name_is_answered_in_valid_utf8() -> None:
 
 
 def test_progress_log_messages_and_attached_blocks_of_a_handler_reach_a_stdio_client() -> None:
-    project = Path(__file__).resolve().parents[1] / "conformance_project"
+    project = Path(__file__).resolve().parents[2] / "conformance_project"
     proc = subprocess.Popen(
         [*SERVER, "--project", str(project)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )

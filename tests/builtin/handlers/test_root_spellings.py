@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host, token_of
+from tests.builtin.handlers.host import Host, error_of, open_host, token_of
 from toolproof.runtime.toolbox import builtin_runtime
 
 MARKER = "SECRET-5e1d"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host
+from tests.builtin.handlers.host import Host, error_of, open_host
 from toolproof.runtime.errors import shown
 
 MARKER = "SECRET-90b2"

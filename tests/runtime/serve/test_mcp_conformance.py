@@ -22,7 +22,7 @@ import pytest
 
 from tests.ports import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 VENV = Path(os.environ.get("VENV", ROOT / ".venv"))
 NODE = VENV / "node22" / "node_modules" / ".bin" / "node"
 SUITE = VENV / "conformance" / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host
+from tests.builtin.handlers.host import Host, error_of, open_host
 from toolproof.builtin.files.access import MAX_PATH_CHARS
 from toolproof.runtime.errors import shown
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.handlers.host import Host, error_of, open_host
+from tests.builtin.handlers.host import Host, error_of, open_host
 
 
 @pytest.fixture
