@@ -60,10 +60,10 @@ contracts = "contracts"
 generated = "generated"
 handlers = "handlers"
 # include = ["gateway"]        # serve built-in file tool sets beside your own (`toolproof toolsets`)
+# resources = ["host:resources"]   # a function returning what your handlers need (see README)
 # Which formats `toolproof gen` writes under generated/exports/ (mcp always: the host serves from it). Also:
 # "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors" (per tool).
 # exports = ["mcp", "openai", "anthropic"]
-# resources = ["host:resources"]   # a function returning what your handlers need (see README)
 
 [tool.pytest.ini_options]
 testpaths = ["tests", "generated/tests"]
