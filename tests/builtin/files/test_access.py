@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolproof.builtin.files.access import Directory, FileAccessError, split_user_path
+from toolproof.builtin.files.access import Directory, FileAccessError, names_folder, split_user_path
 
 
 @pytest.fixture
@@ -440,3 +440,17 @@ def test_the_hard_link_check_is_made_on_the_opened_file(root: Directory, tree: P
 def test_folders_are_not_subject_to_the_hard_link_policy(root: Directory) -> None:
     with root.open_dir("sub") as sub:  # a folder with a sub-folder has three names or more
         assert _read(sub, "deep/c.txt", hardlinks="deny") == b"gamma\n"
+
+
+def test_names_folder_reads_the_ending_as_posix_does() -> None:
+    assert [names_folder(p) for p in ("a/", "a/.", "a\\", "a\\.", "/", "a", "a/..", "a.", ".")] == [
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]

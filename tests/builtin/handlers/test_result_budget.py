@@ -9,16 +9,20 @@ decoded whole, and its window is cut from the text without listing every line.
 
 from __future__ import annotations
 
+import os
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
 from tests.builtin.handlers.host import Host, error_of, open_host
-from toolproof.runtime.dispatch import MAX_RESULT_BYTES
+from toolproof.runtime.dispatch import MAX_RESULT_BYTES, Runtime
+from toolproof.runtime.registry import bind
 from toolproof.runtime.result import ToolResult
+from toolproof.runtime.spec import load_specs
+from toolproof.runtime.toolbox import builtin_runtime
 
 TEN_MIB = 10 * 1024 * 1024
 MIB = 1 << 20
@@ -111,3 +115,53 @@ def test_lines_without_numbers_are_not_refused_by_the_numbered_budget(host: Host
 
     assert result.ok, result.text[:200]
     assert result.output["lines_returned"] == TEN_MIB
+
+
+SECRET: Final = "hostile-calls-secret-of-32-bytes"
+
+
+def _lay_out(base: Path) -> None:
+    """A workspace and a skills folder holding names that are not UTF-8, and links to them."""
+    ws = base / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (ws / "lines.txt").write_text("".join(f"line {i}\n" for i in range(2000)), encoding="utf-8")
+    (ws / "latin1.txt").write_bytes(b"caf\xe9\n")
+    raw = os.fsencode(ws)
+    with open(raw + b"/t\xff.txt", "wb") as out:
+        out.write(b"target\n")
+    os.symlink(b"t\xff.txt", raw + b"/to-non-utf8")
+    os.symlink(b"gone\xff.txt", raw + b"/dangling-non-utf8")
+    os.mkdir(raw + b"/d\xff")
+    skill = base / "skills" / "calculator"
+    (skill / "examples").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: calculator\ndescription: Adds.\n---\n# Calc\n", encoding="utf-8")
+    (skill / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
+    examples = os.fsencode(skill / "examples")
+    with open(examples + b"/t\xff.py", "wb") as out:
+        out.write(b"y = 2\n")
+    os.symlink(b"t\xff.py", examples + b"/link.py")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile").resolve()
+    _lay_out(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runtime(base: Path) -> Runtime:
+    return builtin_runtime(workspace=[base / "ws"], skills=[base / "skills"], gate_secret=SECRET.encode())
+
+
+def test_a_result_over_the_hosts_cap_is_response_too_large(runtime: Runtime) -> None:
+    tools = bind(load_specs(modules=("read_file",)), check_extra=False)
+    small = Runtime(tools, resources=runtime.resources, max_result_bytes=10_000)
+    token = small.call("read_file", {"path": "builtin://read_file/SKILL.md"}).output["skillToken"]
+
+    result = small.call("read_file", {"path": "lines.txt", "skillToken": token})
+
+    assert result.error is not None and result.error.code == "response_too_large"
+    assert result.error.hint == "Ask for less: a smaller range or limit, or a narrower request."
+    assert small.call("read_file", {"path": "lines.txt", "skillToken": token, "limit": 100}).ok

@@ -307,3 +307,10 @@ def test_the_built_in_skills_are_read_without_importing_yaml() -> None:
     )
     imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert imported.stdout.strip() == "False", imported.stderr
+
+
+def test_a_block_that_is_never_closed_is_told_so() -> None:
+    problems = parse_skill("---\nname: u\ndescription: x\nno close\n", "u").problems
+
+    assert problems[0] == "the frontmatter is never closed: end its '---' block with a line that is exactly '---'"
+    assert parse_skill("# no block\n", "u").problems[0].startswith("no frontmatter")

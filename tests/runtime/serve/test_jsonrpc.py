@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
-from toolproof.runtime.json_reader import Unreadable
+from toolproof.runtime.json_reader import (
+    Unreadable,
+)
 from toolproof.runtime.serve.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_response, result_response
-from toolproof.runtime.serve.mcp import McpServer
+from toolproof.runtime.serve.mcp import (
+    McpServer,
+    decode_message,
+)
 from toolproof.runtime.toolbox import builtin_runtime
 
 
@@ -60,3 +65,13 @@ def test_the_protocol_core_answers_a_batched_initialize_of_invalid_id_with_id_nu
     assert isinstance(answers, list)
     assert answers[0]["id"] is None
     assert answers[0]["error"]["code"] == INVALID_REQUEST
+
+
+NINES = "9" * 4400
+
+
+def test_decode_message_marks_what_it_cannot_hold_and_reads_the_rest() -> None:
+    message = decode_message(f'{{"id": 1, "a": [{NINES}, 1e999, 2], "b": "x"}}'.encode())
+
+    assert message["id"] == 1 and message["b"] == "x" and message["a"][2] == 2
+    assert [type(item) for item in message["a"][:2]] == [Unreadable, Unreadable]

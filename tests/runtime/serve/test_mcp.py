@@ -1,413 +1,410 @@
-"""The MCP server over real stdio, driven by the official MCP SDK client and by raw pipes."""
+"""The MCP protocol core (``serve/mcp.py``): log levels, capabilities, envelopes, message shapes, cursors, big JSON."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-import anyio
+import orjson
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
 
-from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS, McpServer, serve_stdio
+from toolproof.runtime.context import ToolContext
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.registry import BoundTool
+from toolproof.runtime.serve.mcp import (
+    ERROR_META_KEY,
+    HANDSHAKE_VERSIONS,
+    STATELESS_LOG_LEVEL,
+    McpServer,
+    serve_stdio,
+)
+from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 
-SERVER = [sys.executable, "-m", "toolproof", "serve", "mcp"]
-SECRET = "mcp-test-secret-of-32-bytes-long"
-
-
-@pytest.fixture(scope="module")
-def roots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    base = tmp_path_factory.mktemp("mcp")
-    ws, skills = base / "ws", base / "skills"
-    ws.mkdir()
-    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
-    (base / "secret.txt").write_text("SECRET", encoding="utf-8")
-    (skills / "calculator" / "examples").mkdir(parents=True)
-    (skills / "calculator" / "SKILL.MD").write_text("# Calculator\n", encoding="utf-8")
-    (skills / "calculator" / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
-    yield ws, skills
-
-
-def _args(roots: tuple[Path, Path]) -> list[str]:
-    ws, skills = roots
-    return ["--workspace", str(ws), "--skills", str(skills)]
-
-
-def _params(roots: tuple[Path, Path]) -> StdioServerParameters:
-    command, *args = SERVER
-    return StdioServerParameters(
-        command=command, args=[*args, *_args(roots)], env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET}
-    )
-
-
-CALLS: list[tuple[str, dict[str, Any], str]] = [
-    ("read_file_in_skill", {"skill_name": "calculator", "file_path": "examples/basic.py"}, "x = 1\n"),
-    ("get_skill", {"skill_name": "calculator"}, '{"skill_name": "calculator", "documentation": "# Calculator\\n"}'),
-    ("read_skill", {"skill_name": "data_analysis"}, "# Data analysis"),
-    ("file-read", {"path": "notes.txt", "max_lines": 2}, "Read lines 1-2 of 3 (truncated to 2 lines)"),
-    ("read_file", {"path": "builtin://read_file/SKILL.md", "limit": 2}, "1\t---\n2\tname: read_file"),
-]
-
-
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_the_sdk_client_lists_and_calls_every_tool(roots: tuple[Path, Path], mode: str) -> None:
-    async def session() -> None:
-        async with Client(_params(roots), mode=mode) as client:
-            listed = await client.list_tools()
-            assert [t.name for t in listed.tools] == sorted(t.name for t in listed.tools)
-            assert {t.name for t in listed.tools} == {name for name, _, _ in CALLS}
-            for name, args, text in CALLS:
-                result = await client.call_tool(name, args)
-                assert result.is_error is False, (name, result)
-                assert result.content[0].text.startswith(text), (name, result.content[0].text)  # type: ignore[union-attr]
-                assert result.structured_content is not None
-
-    anyio.run(session)
-
-
-def test_tool_errors_are_results_with_their_code_and_unknown_tools_are_protocol_errors(
-    roots: tuple[Path, Path],
-) -> None:
-    async def session() -> None:
-        async with Client(_params(roots)) as client:
-            refused = await client.call_tool("file-read", {"path": "../secret.txt"})
-            assert refused.is_error is True
-            assert refused.meta is not None and refused.meta[ERROR_META_KEY]["code"] == "outside_workspace"
-            assert "SECRET" not in json.dumps(refused.model_dump())
-            invalid = await client.call_tool("file-read", {"path": 3})
-            assert invalid.is_error and invalid.meta is not None
-            assert invalid.meta[ERROR_META_KEY]["code"] == "invalid_arguments"
-            with pytest.raises(MCPError) as info:
-                await client.call_tool("no_such_tool", {})
-            assert info.value.code == -32602
-
-    anyio.run(session)
-
-
-def test_a_hundred_concurrent_calls_all_answer_correctly(roots: tuple[Path, Path]) -> None:
-    async def session() -> None:
-        async with Client(_params(roots)) as client:
-            results: dict[int, str] = {}
-
-            async def one(i: int) -> None:
-                result = await client.call_tool(
-                    "file-read", {"path": "notes.txt", "start_line": i % 3 + 1, "end_line": i % 3 + 1}
-                )
-                results[i] = result.structured_content["content"] if result.structured_content else "?"
-
-            async with anyio.create_task_group() as group:
-                for i in range(100):
-                    group.start_soon(one, i)
-            assert results == {i: f"{i % 3 + 1} | {['one', 'two', 'three'][i % 3]}" for i in range(100)}
-
-    anyio.run(session)
-
-
-def test_the_skill_gate_binds_tokens_to_the_connection(roots: tuple[Path, Path]) -> None:
-    async def token_from_a_connection() -> str:
-        async with Client(_params(roots)) as client:
-            doc = await client.call_tool("read_file", {"path": "builtin://read_file/SKILL.md"})
-            assert doc.structured_content is not None
-            token = str(doc.structured_content["skillToken"])
-            again = await client.call_tool("read_file", {"path": "notes.txt", "skillToken": token})
-            assert again.is_error is False
-            return token
-
-    async def use_elsewhere(token: str) -> None:
-        async with Client(_params(roots)) as client:
-            result = await client.call_tool("read_file", {"path": "notes.txt", "skillToken": token})
-            assert result.is_error is True
-            assert result.meta is not None and result.meta[ERROR_META_KEY]["code"] == "skill_token_invalid"
-
-    anyio.run(use_elsewhere, anyio.run(token_from_a_connection))
-
-
-class _Pipe:
-    """A raw newline-JSON-RPC connection to a server process."""
-
-    def __init__(self, roots: tuple[Path, Path], *, initialize: bool = True) -> None:
-        self.proc = subprocess.Popen(
-            [*SERVER, *_args(roots)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "TOOLPROOF_GATE_SECRET": SECRET},
-        )
-        if initialize:
-            self.send(_request(0, "initialize", HANDSHAKE))
-            assert self.receive()["result"]["protocolVersion"] == HANDSHAKE_VERSIONS[-1]
-            self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-
-    def send(self, raw: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(raw if raw.endswith(b"\n") else raw + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> Any:
-        assert self.proc.stdout is not None
-        return json.loads(self.proc.stdout.readline())
-
-    def close(self) -> tuple[int, str]:
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=20)
-        stderr = self.proc.stderr.read().decode("utf-8", "replace")
-        self.proc.stderr.close()
-        if self.proc.stdout is not None and not self.proc.stdout.closed:
-            self.proc.stdout.close()
-        return code, stderr
-
-
 HANDSHAKE = {"protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+V = "io.modelcontextprotocol/protocolVersion"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+LEVEL = "io.modelcontextprotocol/logLevel"
+ENVELOPE = {V: "2026-07-28", CAPS: {}}
 
 
-def _request(i: Any, method: str, params: Any = None) -> bytes:
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": i, "method": method}
+def _request(request_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
-        body["params"] = params
-    return json.dumps(body).encode()
+        message["params"] = params
+    return message
 
 
-def test_malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots)
-    expectations = [
-        (b"{not json", -32700),
-        (b"[1, 2]", -32600),
-        (b'{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}', -32600),
-        (b'{"jsonrpc": "2.0", "id": 2}', -32600),
-        (_request(3, "resources/list"), -32601),
-        (_request(4, "tools/call", {"name": 7}), -32602),
-        (_request(5, "tools/call", {"name": "file-read", "arguments": [1]}), -32602),
-        (_request(6, "tools/call", []), -32602),
-    ]
-    for raw, code in expectations:
-        pipe.send(raw)
-        assert pipe.receive()["error"]["code"] == code, raw
-    pipe.send(_request(9, "tools/list"))
-    assert len(pipe.receive()["result"]["tools"]) == 5
-    code, stderr = pipe.close()
-    assert code == 0 and "Traceback" not in stderr
+def _server(handler: Any, *, handshake: bool = True) -> McpServer:
+    """An MCP core serving one tool, ``file-read``'s contract bound to ``handler`` (no resources needed)."""
+    spec = next(s for s in load_specs() if s.name == "file-read")
+    tool = BoundTool.build(replace(spec, needs=()), handler)
+    return McpServer(Runtime(tools=[tool], validate_output=False), handshake=handshake)
 
 
-def test_oversized_messages_are_refused_without_taking_the_server_down(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots)
-    big = _request(1, "tools/call", {"name": "file-read", "arguments": {"path": "x" * (5 * 1024 * 1024)}})
-    large = _request(2, "tools/call", {"name": "file-read", "arguments": {"path": "y" * (2 * 1024 * 1024)}})
-
-    pipe.send(big)
-    first = pipe.receive()
-    pipe.send(large)
-    second = pipe.receive()
-    pipe.send(_request(3, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}}))
-    third = pipe.receive()
-
-    assert first["error"]["code"] == -32700
-    assert second["result"]["isError"] is True
-    assert second["result"]["_meta"][ERROR_META_KEY]["code"] == "read_failed"  # the path is too long: said so
-    assert third["result"]["isError"] is False
-    assert pipe.close()[0] == 0
+OUTPUT = {"message": "done", "content": ""}
+"""What the test handlers return: enough for file-read's rendering (its output is not validated here)."""
 
 
-@pytest.mark.parametrize(("asked", "answered"), [("2025-03-26", "2025-03-26"), ("1999-01-01", HANDSHAKE_VERSIONS[-1])])
-def test_the_handshake_negotiates_the_protocol_version(roots: tuple[Path, Path], asked: str, answered: str) -> None:
-    pipe = _Pipe(roots, initialize=False)
-    pipe.send(
-        _request(
-            1, "initialize", {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-        )
-    )
-
-    assert pipe.receive()["result"]["protocolVersion"] == answered
-    assert pipe.close()[0] == 0
+def _logs(args: Any, ctx: ToolContext) -> dict[str, Any]:
+    ctx.log("info", "working")
+    return OUTPUT
 
 
-def test_a_client_that_disconnects_mid_call_leaves_no_hang(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots)
-    for i in range(20):
-        pipe.send(_request(i, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}}))
-    assert pipe.proc.stdout is not None
-    pipe.proc.stdout.close()  # the client stops reading: the server's writes fail
-    start = time.monotonic()
-
-    code, stderr = pipe.close()
-
-    assert time.monotonic() - start < 20
-    assert code == 0
-    assert "Traceback" not in stderr
+def _serve(lines: list[bytes], server: McpServer | None = None) -> list[Any]:
+    """Feed ``lines`` to ``serve_stdio`` in this process; what it wrote, decoded."""
+    if server is None:
+        server = McpServer(builtin_runtime(gate_secret=b"review"))
+    out = io.BytesIO()
+    serve_stdio(server, io.BytesIO(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines)), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-MODERN_META = {
-    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-}
-"""The whole 2026-07-28 envelope: a request whose version says 2026-07-28 must carry every required field."""
+# --- logging/setLevel on the stateless (HTTP) core --------------------------------------------------------------
 
 
-def test_a_tools_call_before_initialize_is_refused_on_the_2025_revisions(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots, initialize=False)
-    call = {"name": "file-read", "arguments": {"path": "notes.txt"}}
+def test_set_level_on_the_stateless_core_is_answered_but_changes_what_no_client_receives() -> None:
+    server = _server(_logs, handshake=False)
+    call = {"name": "file-read", "arguments": {"path": "x"}}
+    received: list[list[Any]] = []
 
-    pipe.send(_request(1, "tools/call", call))
-    refused_call = pipe.receive()
-    pipe.send(_request(2, "tools/list"))
-    refused_list = pipe.receive()
-    pipe.send(_request(3, "ping"))
-    ping = pipe.receive()
-    pipe.send(_request(4, "initialize", HANDSHAKE))
-    pipe.receive()
-    pipe.send(_request(5, "tools/call", call))
-    served = pipe.receive()
+    for request_id, level in enumerate(("emergency", "debug", "error")):  # clients A, B, C, one after another
+        notes: list[Mapping[str, Any]] = []
+        answer = server.answer(_request(request_id, "logging/setLevel", {"level": level}), modern=False)
+        server.answer(_request(f"call-{level}", "tools/call", call), modern=False, notify=notes.append)
+        assert answer == {"jsonrpc": "2.0", "id": request_id, "result": {}}
+        received.append([n["params"]["data"] for n in notes])
+    modern: list[Mapping[str, Any]] = []
+    server.answer(_request("m", "tools/call", {**call, "_meta": {**ENVELOPE, LEVEL: "error"}}), notify=modern.append)
 
-    assert refused_call == {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "error": {
-            "code": -32600,
-            "message": "the server is not initialized: send initialize before tools/call, "
-            "or carry _meta['io.modelcontextprotocol/protocolVersion'] (protocol 2026-07-28)",
-        },
-    }
-    assert refused_list["error"]["code"] == -32600
-    assert ping == {"jsonrpc": "2.0", "id": 3, "result": {}}
-    assert served["result"]["isError"] is False
-    assert pipe.close()[0] == 0
+    assert server.log_level == STATELESS_LOG_LEVEL
+    assert received == [["working"]] * 3  # each at the stateless level: no client's setLevel reached another
+    assert modern == []  # the per-request 2026-07-28 level is the request's own
 
 
-def test_a_2026_request_carrying_its_envelope_is_served_without_initialize(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots, initialize=False)
+def test_set_level_on_a_stdio_connection_keeps_its_level() -> None:
+    server = _server(_logs)
+    notes: list[Mapping[str, Any]] = []
+    server.answer(_request(0, "initialize", HANDSHAKE))
 
-    pipe.send(_request(1, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}, **MODERN_META}))
-    called = pipe.receive()
-    pipe.send(_request(2, "tools/list", MODERN_META))
-    listed = pipe.receive()
+    server.answer(_request(1, "logging/setLevel", {"level": "info"}))
+    server.answer(_request(2, "tools/call", {"name": "file-read", "arguments": {"path": "x"}}), notify=notes.append)
 
-    assert called["result"]["isError"] is False and called["result"]["resultType"] == "complete"
-    assert listed["result"]["ttlMs"] == 60_000 and len(listed["result"]["tools"]) == 5
-    assert pipe.close()[0] == 0
+    assert server.log_level == "info"
+    assert [n["params"]["data"] for n in notes] == ["working"]
 
 
-def test_an_envelope_naming_a_revision_we_do_not_speak_is_refused(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots, initialize=False)
-    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}
+# --- capabilities ----------------------------------------------------------------------------------------------
 
-    pipe.send(_request(1, "tools/call", {"name": "file-read", "arguments": {"path": "notes.txt"}, **meta}))
 
-    assert pipe.receive()["error"]["code"] == -32022
-    assert pipe.close()[0] == 0
+def test_discover_and_initialize_both_declare_the_logging_capability() -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
+
+    discovered = server.answer(_request(1, "server/discover", {"_meta": ENVELOPE}))
+    initialized = server.answer(_request(2, "initialize", HANDSHAKE))
+
+    assert discovered is not None and initialized is not None
+    assert discovered["result"]["capabilities"] == {"tools": {}, "logging": {}}
+    assert initialized["result"]["capabilities"]["logging"] == {}
+
+
+# --- a request whose envelope says 2026-07-28 is one, over stdio too ---------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "raw_id", ["null", "1.5", "true", "[1]", '{"a": 1}', "1e2"], ids=["null", "float", "bool", "array", "object", "exp"]
-)
-def test_a_request_id_that_is_not_a_string_or_integer_gets_invalid_request_with_id_null(raw_id: str) -> None:
-    out = _serve_in_process([f'{{"jsonrpc": "2.0", "id": {raw_id}, "method": "ping"}}'.encode()])
+    ("method", "params", "code"),
+    [
+        ("tools/list", {"_meta": {V: "2026-07-28"}}, -32602),  # no clientCapabilities
+        ("tools/list", {"_meta": {V: "2026-07-28", CAPS: "all"}}, -32602),
+        ("tools/list", {"_meta": {V: 20260728, CAPS: {}}}, -32602),  # a version that is not a string
+        ("tools/list", {"_meta": {**ENVELOPE, LEVEL: "loud"}}, -32602),  # an unknown log level
+        ("ping", {"_meta": ENVELOPE}, -32601),
+        ("logging/setLevel", {"level": "debug", "_meta": ENVELOPE}, -32601),
+        ("tools/list", {"_meta": {V: "2099-01-01"}}, -32022),  # a version we do not speak, before its fields
+    ],
+    ids=["no_capabilities", "capabilities_not_an_object", "version_not_a_string", "unknown_log_level", "ping",
+         "set_level", "unknown_version"],
+)  # fmt: skip
+def test_a_request_whose_envelope_says_2026_gets_that_revisions_checks_over_stdio(
+    method: str, params: dict[str, Any], code: int
+) -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
 
-    assert out == [
+    for initialized in (False, True):
+        if initialized:
+            server.answer(_request(0, "initialize", HANDSHAKE))
+        answer = server.answer(_request("r", method, params))
+        assert answer is not None and answer["id"] == "r" and answer["error"]["code"] == code, answer
+    assert server.log_level is None
+
+
+def test_a_whole_2026_envelope_is_served_without_initialize_and_with_its_result_fields() -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
+
+    answer = server.answer(_request(1, "tools/list", {"_meta": ENVELOPE}))
+
+    assert answer is not None and answer["result"]["resultType"] == "complete" and answer["result"]["ttlMs"] > 0
+
+
+# --- the shape of messages ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params", ["null", "false", "0", '""', "[]", "[1]", '"x"'])
+@pytest.mark.parametrize("method", ["ping", "tools/list"])
+def test_params_that_are_not_an_object_are_invalid_params(method: str, params: str) -> None:
+    initialize = json.dumps(_request(0, "initialize", HANDSHAKE)).encode()
+    line = f'{{"jsonrpc": "2.0", "id": 7, "method": "{method}", "params": {params}}}'.encode()
+
+    answers = _serve([initialize, line])
+
+    assert answers[1] == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32602, "message": "Invalid params: params must be an object"},
+    }
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        None,
+        {},
+        {"protocolVersion": "2025-11-25"},
+        {"protocolVersion": 2025, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        {"protocolVersion": "2025-11-25", "capabilities": [], "clientInfo": {"name": "t", "version": "1"}},
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": "t"},
+    ],
+    ids=["no_params", "empty", "version_only", "version_not_a_string", "capabilities_not_an_object", "info_a_string"],
+)
+def test_initialize_needs_its_version_capabilities_and_client_info(params: Any) -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
+
+    answer = server.answer(_request(1, "initialize", params))
+    listed = server.answer(_request(2, "tools/list"))
+
+    assert answer is not None and answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith("Invalid params: initialize needs ")
+    assert listed is not None and listed["error"]["code"] == -32600  # still not initialized
+
+
+@pytest.mark.parametrize(
+    ("line", "answer_id"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 3}', 3),
+        (b'{"jsonrpc": "2.0", "id": "s", "foo": 1}', "s"),
+        (b'{"jsonrpc": "2.0", "id": 4, "result": {}, "error": {"code": 1, "message": "x"}}', 4),
+        (b'{"jsonrpc": "2.0", "result": {}}', None),  # a response without an id
+        (b'{"jsonrpc": "1.0", "id": 5, "result": {}}', 5),
+        (b'{"foo": 1}', None),
+        (b"{}", None),
+    ],
+    ids=["id_only", "unknown_member", "result_and_error", "response_without_id", "jsonrpc_1", "foo", "empty"],
+)
+def test_an_object_that_is_no_request_notification_or_response_is_an_invalid_request(
+    line: bytes, answer_id: Any
+) -> None:
+    answers = _serve([line])
+
+    assert len(answers) == 1 and answers[0]["error"]["code"] == -32600 and answers[0]["id"] == answer_id
+
+
+def test_a_response_to_a_request_never_sent_gets_no_answer() -> None:
+    lines = [b'{"jsonrpc": "2.0", "id": 5, "result": {}}', b'{"jsonrpc": "2.0", "id": 6, "error": {"code": 1}}']
+
+    assert _serve([*lines, json.dumps(_request(7, "ping")).encode()]) == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
+
+
+# --- cursors -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cursor", ["garbage", 5, "", {"page": 2}])
+def test_any_cursor_is_invalid_params_as_the_server_issues_none(cursor: Any) -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
+    server.answer(_request(0, "initialize", HANDSHAKE))
+
+    legacy = server.answer(_request(1, "tools/list", {"cursor": cursor}))
+    modern = server.answer(_request(2, "tools/list", {"cursor": cursor, "_meta": ENVELOPE}))
+
+    for answer in (legacy, modern):
+        assert answer is not None and answer["error"]["code"] == -32602
+        assert "cursor" in answer["error"]["message"] and "garbage" not in answer["error"]["message"]
+
+
+def test_a_null_cursor_reads_as_none() -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"))
+    server.answer(_request(0, "initialize", HANDSHAKE))
+
+    answer = server.answer(_request(1, "tools/list", {"cursor": None}))
+
+    assert answer is not None and "tools" in answer["result"]
+
+
+# --- an envelope naming a legacy revision ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2024-11-05"])
+@pytest.mark.parametrize("stateless", [False, True], ids=["stdio", "http_without_header"])
+def test_an_envelope_naming_a_legacy_revision_is_refused_with_what_the_envelope_carries(
+    version: str, stateless: bool
+) -> None:
+    server = McpServer(builtin_runtime(gate_secret=b"review"), handshake=not stateless)
+    server.answer(_request(0, "initialize", HANDSHAKE))
+
+    answer = server.answer(_request(2, "tools/list", {"_meta": {V: version}}))
+
+    assert answer is not None and answer["error"]["code"] == -32022
+    assert answer["error"]["data"] == {"supported": ["2026-07-28"], "requested": version}
+    assert "negotiated by initialize" in answer["error"]["message"]
+
+
+# --- valid JSON beyond the reader's bounds, answered by its id --------------------------------------------------
+
+NINES = "9" * 4400
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "ten.txt").write_text("".join(f"{i}\n" for i in range(1, 11)), encoding="utf-8")
+    return tmp_path
+
+
+def _call_line(request_id: str, arguments: str) -> bytes:
+    return (
+        f'{{"jsonrpc": "2.0", "id": "{request_id}", "method": "tools/call", '
+        f'"params": {{"name": "file-read", "arguments": {arguments}}}}}'
+    ).encode()
+
+
+def test_numbers_and_nesting_beyond_the_readers_bounds_are_answered_by_the_requests_own_id(workspace: Path) -> None:
+    server = McpServer(builtin_runtime(workspace=[workspace], gate_secret=b"review"))
+    hello = {**HANDSHAKE, "protocolVersion": "2025-06-18"}
+    lines = [
+        json.dumps(_request("i", "initialize", hello)).encode(),
+        _call_line("b1", f'{{"path": "ten.txt", "start_line": {NINES}}}'),
+        _call_line("b2", f'{{"path": "ten.txt", "start_line": -{NINES}}}'),
+        _call_line("b3", '{"path": "ten.txt", "start_line": 1e400}'),
+        _call_line("b4", '{"path": "ten.txt", "start_line": ' + "[" * 2000 + "]" * 2000 + "}"),
+        _call_line("ok", '{"path": "ten.txt", "start_line": 2, "end_line": 2}'),
+    ]
+
+    answers = {answer["id"]: answer for answer in _serve(lines, server)}
+
+    expected = {
+        "b1": "$.start_line: a number with more than 4300 digits",
+        "b2": "$.start_line: a number with more than 4300 digits",
+        "b3": "$.start_line: a number beyond the range of a float (about 1.8e308)",
+        "b4": "$.start_line: nested more than 512 levels deep",  # MAX_ARGUMENT_DEPTH: as `toolproof call` says
+    }
+    for request_id, detail in expected.items():
+        result = answers[request_id]["result"]
+        assert result["isError"] is True
+        assert result["_meta"][ERROR_META_KEY] == {
+            "code": "invalid_arguments",
+            "message": f"Invalid arguments: {detail}",
+            "hint": "Correct the argument named in the message and call the tool again.",
+        }
+    assert answers["ok"]["result"]["isError"] is False
+
+
+def test_a_request_id_beyond_the_readers_bounds_is_an_invalid_request_saying_so() -> None:
+    answers = _serve([f'{{"jsonrpc": "2.0", "id": {NINES}, "method": "ping"}}'.encode()])
+
+    assert answers == [
         {
             "jsonrpc": "2.0",
             "id": None,
-            "error": {"code": -32600, "message": "the request id must be a string or an integer"},
+            "error": {
+                "code": -32600,
+                "message": "Invalid Request: the request id is a number with more than 4300 digits",
+            },
         }
     ]
 
 
-def test_integers_of_64_bits_and_more_come_back_exact(roots: tuple[Path, Path]) -> None:
-    pipe = _Pipe(roots)
-    big = 2**64
-
-    pipe.send(f'{{"jsonrpc": "2.0", "id": {big}, "method": "ping"}}'.encode())
-    assert pipe.proc.stdout is not None
-    raw = pipe.proc.stdout.readline()
-    pipe.send(
-        _request(
-            2, "tools/call", {"name": "read_file", "arguments": {"path": "builtin://read_file/SKILL.md", "limit": big}}
-        )
-    )
-    refused = pipe.receive()
-
-    assert raw == b'{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}\n'
-    assert "18446744073709551616" in refused["result"]["_meta"][ERROR_META_KEY]["message"]
-    assert "e+19" not in refused["result"]["_meta"][ERROR_META_KEY]["message"]
-    assert pipe.close()[0] == 0
+# --- before the handshake: only what needs none is served ---------------------------------------------------------
 
 
-def _serve_in_process(lines: list[bytes], server: McpServer | None = None) -> list[Any]:
-    """Feed ``lines`` to ``serve_stdio`` in this process; the answers, decoded."""
-    if server is None:
-        server = McpServer(builtin_runtime(gate_secret=b"in-process"))
+SECRET: Final = "hostile-calls-secret-of-32-bytes"
+
+
+def _lay_out(base: Path) -> None:
+    """A workspace and a skills folder holding names that are not UTF-8, and links to them."""
+    ws = base / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (ws / "lines.txt").write_text("".join(f"line {i}\n" for i in range(2000)), encoding="utf-8")
+    (ws / "latin1.txt").write_bytes(b"caf\xe9\n")
+    raw = os.fsencode(ws)
+    with open(raw + b"/t\xff.txt", "wb") as out:
+        out.write(b"target\n")
+    os.symlink(b"t\xff.txt", raw + b"/to-non-utf8")
+    os.symlink(b"gone\xff.txt", raw + b"/dangling-non-utf8")
+    os.mkdir(raw + b"/d\xff")
+    skill = base / "skills" / "calculator"
+    (skill / "examples").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: calculator\ndescription: Adds.\n---\n# Calc\n", encoding="utf-8")
+    (skill / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
+    examples = os.fsencode(skill / "examples")
+    with open(examples + b"/t\xff.py", "wb") as out:
+        out.write(b"y = 2\n")
+    os.symlink(b"t\xff.py", examples + b"/link.py")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile").resolve()
+    _lay_out(folder)
+    return folder
+
+
+_CALL: Final = {"name": "file-read", "arguments": {"path": "notes.txt"}}
+
+
+_ENVELOPE: Final = {
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+}
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "error"),
+    [
+        ("tools/call", _CALL, -32600),
+        ("tools/list", {}, -32600),
+        ("tools/call", {**_CALL, "_meta": {"progressToken": 1}}, -32600),  # a bare _meta is no envelope
+        ("tools/call", {**_CALL, "_meta": "2026-07-28"}, -32600),
+        ("tools/call", {**_CALL, **_ENVELOPE}, None),
+        ("tools/list", _ENVELOPE, None),
+        ("ping", {}, None),
+        ("server/discover", {}, None),
+    ],
+    ids=[
+        "tools_call_before_initialize",
+        "tools_list_before_initialize",
+        "tools_call_with_a_bare_meta_before_initialize",
+        "tools_call_with_a_meta_that_is_not_an_object",
+        "stateless_2026_tools_call_with_its_envelope",
+        "stateless_2026_tools_list_with_its_envelope",
+        "ping_before_initialize",
+        "server_discover_before_initialize",
+    ],
+)
+def test_before_the_handshake_only_what_needs_none_is_served(
+    method: str, params: dict[str, Any], error: int | None, base: Path
+) -> None:
+    server = McpServer(builtin_runtime(workspace=[base / "ws"], gate_secret=SECRET.encode()))
     out = io.BytesIO()
-    serve_stdio(server, io.BytesIO(b"".join(line + b"\n" for line in lines)), out)
-    return [json.loads(line) for line in out.getvalue().splitlines()]
+    line = orjson.dumps({"jsonrpc": "2.0", "id": "a", "method": method, "params": params})
 
+    serve_stdio(server, io.BytesIO(line + b"\n"), out)
 
-class _Unwritable(McpServer):
-    """Answers ping with a value JSON cannot carry, and raises on tools/list: bugs the loop must outlive."""
-
-    def handle(self, message: Any) -> dict[str, Any] | None:
-        if isinstance(message, dict) and message.get("method") == "ping":
-            return {"jsonrpc": "2.0", "id": message["id"], "result": {"x": {1, 2}}}
-        if isinstance(message, dict) and message.get("method") == "tools/list":
-            raise RuntimeError("boom")
-        return super().handle(message)
-
-
-def test_the_stdio_loop_outlives_an_answer_it_cannot_encode_and_a_server_that_raises() -> None:
-    server = _Unwritable(builtin_runtime(gate_secret=b"in-process"))
-
-    out = _serve_in_process(
-        [_request(1, "ping"), _request(2, "tools/list"), _request(3, "initialize", HANDSHAKE)], server
-    )
-
-    assert out[0] == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}}
-    assert out[1] == {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error"}}
-    assert out[2]["result"]["protocolVersion"] == HANDSHAKE_VERSIONS[-1]
-
-
-def test_a_lone_surrogate_in_a_method_name_is_answered_in_valid_utf8() -> None:
-    out = _serve_in_process([b'{"jsonrpc": "2.0", "id": 1, "method": "x\\udcff"}'])
-
-    assert out == [{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: x\ufffd"}}]
-
-
-def test_progress_log_messages_and_attached_blocks_of_a_handler_reach_a_stdio_client() -> None:
-    project = Path(__file__).resolve().parents[2] / "conformance_project"
-    proc = subprocess.Popen(
-        [*SERVER, "--project", str(project)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(_request(1, "initialize", HANDSHAKE) + b"\n")
-        proc.stdin.write(_request(2, "logging/setLevel", {"level": "info"}) + b"\n")
-        progress = {"name": "test_tool_with_progress", "_meta": {"progressToken": "t"}}
-        proc.stdin.write(_request(3, "tools/call", progress) + b"\n")
-        proc.stdin.write(_request(4, "tools/call", {"name": "test_tool_with_logging"}) + b"\n")
-        proc.stdin.write(_request(5, "tools/call", {"name": "test_image_content"}) + b"\n")
-        proc.stdin.flush()
-        messages: list[dict[str, Any]] = []
-        while len([m for m in messages if "id" in m]) < 5:
-            messages.append(json.loads(proc.stdout.readline()))
-    finally:
-        proc.stdin.close()
-        proc.wait(20)
-        proc.stdout.close()
-
-    notes = [m for m in messages if "id" not in m]
-    answers = {m["id"]: m for m in messages if "id" in m}
-    assert [n["params"]["progress"] for n in notes if n["method"] == "notifications/progress"] == [0, 50, 100]
-    assert {n["params"]["progressToken"] for n in notes if n["method"] == "notifications/progress"} == {"t"}
-    logged = [n["params"] for n in notes if n["method"] == "notifications/message"]
-    assert [entry["data"] for entry in logged] == [
-        "Tool execution started",
-        "Tool processing data",
-        "Tool execution completed",
-    ]
-    assert {entry["level"] for entry in logged} == {"info"}
-    image = answers[5]["result"]["content"]
-    assert image[0]["type"] == "text" and image[1]["type"] == "image" and image[1]["mimeType"] == "image/png"
+    answer = json.loads(out.getvalue())
+    assert answer["id"] == "a"
+    if error is None:
+        assert "result" in answer and answer["result"].get("isError") is not True
+    else:
+        assert answer["error"]["code"] == error

@@ -1,4 +1,4 @@
-"""Hostile skills folders: nothing a SKILL.md or a folder name holds can stop, hang or fool a host.
+"""Skill discovery: nothing a SKILL.md or a folder name holds can stop, hang or fool a host.
 
 The corpus is generated case by case: every YAML 1.1 resolver trap, tags beyond
 the core schema, alias and merge-key bombs, huge scalars, deep nesting, BOM

@@ -1,4 +1,4 @@
-"""Hostile calls: nothing a disk, a caller or a peer sends can stop, hang or fool a host.
+"""Attacks on the built-in tools: nothing a disk, a caller or a peer sends can stop, hang or fool a host.
 
 Each case is named after its attack and runs through the transports it can
 reach: the Python API (``Runtime.call``), MCP over stdio (one server process
@@ -10,7 +10,6 @@ subprocess. Whatever the attack, the answer is a catalogued result (never
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -22,16 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-import orjson
 import pytest
 
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.json_writer import json_bytes
-from toolproof.runtime.registry import bind
 from toolproof.runtime.result import ToolResult
-from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS, McpServer, serve_stdio
-from toolproof.runtime.serve.transparency import call_line, result_line
-from toolproof.runtime.spec import load_specs
+from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS
 from toolproof.runtime.toolbox import builtin_runtime
 
 SECRET: Final = "hostile-calls-secret-of-32-bytes"
@@ -234,37 +229,6 @@ def test_the_python_api_answers(attack: Attack, runtime: Runtime, base: Path, ca
     _assert_audit_lines([r for r in caplog.records if r.name == "toolproof.audit"])
 
 
-@pytest.mark.parametrize(
-    "session",
-    ["s" + FORGED, "s\udcff", 's" outcome=ok', "\u202esession", ""],
-    ids=["forging_an_audit_record", "lone_surrogate", "forging_a_field", "bidi_override", "empty"],
-)
-def test_a_hostile_session_name_is_escaped_in_the_audit_and_still_gets_its_token(
-    session: str, runtime: Runtime, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.INFO, logger="toolproof.audit"):
-        doc = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"}, session=session)
-        read = runtime.call("read_file", {"path": "notes.txt", "skillToken": doc.output["skillToken"]}, session=session)
-
-    assert read.ok, read.text
-    _writable(read)
-    records = [r for r in caplog.records if r.name == "toolproof.audit"]
-    assert len(records) == 1
-    _assert_audit_lines(records)
-
-
-def test_a_result_over_the_hosts_cap_is_response_too_large(runtime: Runtime) -> None:
-    tools = bind(load_specs(modules=("read_file",)), check_extra=False)
-    small = Runtime(tools, resources=runtime.resources, max_result_bytes=10_000)
-    token = small.call("read_file", {"path": "builtin://read_file/SKILL.md"}).output["skillToken"]
-
-    result = small.call("read_file", {"path": "lines.txt", "skillToken": token})
-
-    assert result.error is not None and result.error.code == "response_too_large"
-    assert result.error.hint == "Ask for less: a smaller range or limit, or a narrower request."
-    assert small.call("read_file", {"path": "lines.txt", "skillToken": token, "limit": 100}).ok
-
-
 # --- MCP over stdio: one server process, every message ----------------------------------------------------------
 
 
@@ -429,55 +393,6 @@ def test_the_mcp_server_lived_through_every_attack_without_a_traceback(mcp: tupl
     assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace")
 
 
-# --- MCP before the handshake: the same loop, in this process ---------------------------------------------------
-
-
-_CALL: Final = {"name": "file-read", "arguments": {"path": "notes.txt"}}
-_ENVELOPE: Final = {
-    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-}
-
-
-@pytest.mark.parametrize(
-    ("method", "params", "error"),
-    [
-        ("tools/call", _CALL, -32600),
-        ("tools/list", {}, -32600),
-        ("tools/call", {**_CALL, "_meta": {"progressToken": 1}}, -32600),  # a bare _meta is no envelope
-        ("tools/call", {**_CALL, "_meta": "2026-07-28"}, -32600),
-        ("tools/call", {**_CALL, **_ENVELOPE}, None),
-        ("tools/list", _ENVELOPE, None),
-        ("ping", {}, None),
-        ("server/discover", {}, None),
-    ],
-    ids=[
-        "tools_call_before_initialize",
-        "tools_list_before_initialize",
-        "tools_call_with_a_bare_meta_before_initialize",
-        "tools_call_with_a_meta_that_is_not_an_object",
-        "stateless_2026_tools_call_with_its_envelope",
-        "stateless_2026_tools_list_with_its_envelope",
-        "ping_before_initialize",
-        "server_discover_before_initialize",
-    ],
-)
-def test_before_the_handshake_only_what_needs_none_is_served(
-    method: str, params: dict[str, Any], error: int | None, base: Path
-) -> None:
-    server = McpServer(builtin_runtime(workspace=[base / "ws"], gate_secret=SECRET.encode()))
-    out = io.BytesIO()
-    line = orjson.dumps({"jsonrpc": "2.0", "id": "a", "method": method, "params": params})
-
-    serve_stdio(server, io.BytesIO(line + b"\n"), out)
-
-    answer = json.loads(out.getvalue())
-    assert answer["id"] == "a"
-    if error is None:
-        assert "result" in answer and answer["result"].get("isError") is not True
-    else:
-        assert answer["error"]["code"] == error
-
-
 # --- the command line: a few subprocesses -----------------------------------------------------------------------
 
 
@@ -549,61 +464,3 @@ def test_verbose_lines_of_a_path_forging_an_audit_record_stay_one_record_each(ba
     assert not any(
         line.startswith("INFO toolproof.audit: tool=read_file session=None path=/etc/shadow") for line in lines
     )
-
-
-# --- the transparency lines a host prints for -v ----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("tool", "arguments"),
-    [
-        ("read_file", {"path": "x" + FORGED}),
-        ("read_file", '{"path": "x\\nINFO toolproof.audit: forged"}'),
-        ("read_file", "{not json" + FORGED),
-        ("read_file" + FORGED, {}),
-        ("read_file", {"a\nINFO toolproof.audit: forged": 1}),
-        ("read_file", {'x="1", y': 2}),
-        ("read_file", {"path": "\u202etxt.exe\u2028\x85\x1b[2K\udcff"}),
-        ("read_file", ["\u2029", "\udcff"]),
-        ("read_file", "[" * 100_000),
-    ],
-    ids=[
-        "argument_value_forging_an_audit_record",
-        "argument_text_forging_an_audit_record",
-        "unparsable_argument_text_forging_an_audit_record",
-        "tool_name_forging_an_audit_record",
-        "argument_name_forging_an_audit_record",
-        "argument_name_forging_another_argument",
-        "controls_bidi_and_lone_surrogate_in_a_value",
-        "arguments_that_are_not_an_object",
-        "argument_text_nested_too_deeply",
-    ],
-)
-def test_a_call_line_is_one_printable_line(tool: str, arguments: Any) -> None:
-    line = call_line(tool, arguments)
-
-    assert line.startswith("[Tool Call] ")
-    assert "\n" not in line and _RAW_UNSAFE.search(line) is None, line
-    line.encode("utf-8")
-
-
-def test_an_argument_name_cannot_fake_another_argument() -> None:
-    assert call_line("t", {'x="1", y': 2}) == '[Tool Call] t("x=\\"1\\", y"=2)'
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "one" + FORGED,
-        "a\r\nb\rINFO toolproof.audit: forged",
-        "tab\tkept\n\x1b[2Kwiped",
-        "\u2028INFO toolproof.audit: x",
-    ],
-    ids=["text_forging_an_audit_record", "carriage_returns", "terminal_escape", "line_separator"],
-)
-def test_a_result_line_indents_every_line_of_the_text_after_the_first(text: str) -> None:
-    lines = result_line(ToolResult("t", {}, None, text)).split("\n")
-
-    assert lines[0].startswith("[Tool Result] ")
-    assert all(line.startswith("    ") for line in lines[1:])
-    assert all(_RAW_UNSAFE.search(line.replace("\t", "")) is None for line in lines)

@@ -1,0 +1,43 @@
+"""Arguments beyond the JSON reader's bounds are invalid arguments naming where, as text and as a value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolproof.runtime.serve.mcp import (
+    decode_message,
+)
+from toolproof.runtime.toolbox import builtin_runtime
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "ten.txt").write_text("".join(f"{i}\n" for i in range(1, 11)), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_json_string_argument_beyond_the_readers_bounds_is_invalid_arguments_naming_where(workspace: Path) -> None:
+    runtime = builtin_runtime(workspace=[workspace], gate_secret=b"review")
+
+    result = runtime.call("file-read", f'{{"path": "ten.txt", "start_line": {"9" * 5000}}}')
+
+    assert result.error is not None and result.error.code == "invalid_arguments"
+    assert result.error.message == "Invalid arguments: $.start_line: a number with more than 4300 digits"
+    assert "sys." not in result.text and "set_int_max_str_digits" not in result.text
+
+
+@pytest.mark.parametrize("depth", [600, 1024, 2000])
+def test_arguments_nested_too_deep_are_named_alike_as_text_and_as_a_transports_value(
+    depth: int, workspace: Path
+) -> None:
+    runtime = builtin_runtime(workspace=[workspace], gate_secret=b"review")
+    text = '{"path": "ten.txt", "start_line": ' + "[" * depth + "]" * depth + "}"
+
+    as_text = runtime.call("file-read", text)
+    as_value = runtime.call("file-read", decode_message(text))
+
+    for result in (as_text, as_value):
+        assert result.error is not None
+        assert result.error.message == "Invalid arguments: $.start_line: nested more than 512 levels deep"
