@@ -20,7 +20,7 @@ _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape(ch: str) -> str:
-    """A character as it stands in a literal, quotes aside (``_quoted`` escapes the one that delimits it)."""
+    """A character as it stands in a literal, quotes aside (``pystr`` escapes the one that delimits it)."""
     if ch in _ESCAPES:
         return _ESCAPES[ch]
     if " " <= ch <= "~":
