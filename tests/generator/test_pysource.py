@@ -20,7 +20,7 @@ def test_a_literal_reads_back_as_the_text_it_was_made_of(text: str) -> None:
 
 def test_a_literal_takes_the_quotes_ruff_prefers() -> None:
     assert pystr('say "hi"') == "'say \"hi\"'"
-    assert pystr("it's \"x\"") == "'it\\'s \"x\"'"
+    assert pystr('it\'s "x"') == "'it\\'s \"x\"'"
     assert pystr("line\u2028break") == '"line\\u2028break"'
 
 
