@@ -27,7 +27,7 @@ from unittest.mock import patch
 
 from _results import Row, record
 
-from toolproof.generator import checks, render, schemalint
+from toolproof.generator import checks, jsontext, render, schemalint
 from toolproof.generator.project import Project, config_for, load_project
 from toolproof.runtime.validation import SchemaValidator
 
@@ -83,7 +83,7 @@ def _slow_path() -> Iterator[None]:
         stack.enter_context(patch.object(checks, "_meta_fast", lambda: None))
         stack.enter_context(patch.object(checks, "SchemaValidator", _PythonJsonschema))
         stack.enter_context(patch.object(schemalint, "_meta_valid_fast", lambda schema: False))
-        stack.enter_context(patch.object(render, "dump_json", render.dump_json_stdlib))
+        stack.enter_context(patch.object(render, "dump_json", jsontext.dump_json_stdlib))
         uncached = lambda self: render.export_all(self.served, self.enum_sources())  # noqa: E731
         stack.enter_context(patch.object(Project, "exports", uncached))
         stack.enter_context(patch("toolproof.generator.project._collector_paused", nullcontext))
