@@ -303,8 +303,9 @@ def fresh(tmp_path_factory: pytest.TempPathFactory, wheel: Path, wheelhouse: Pat
     return venv
 
 
-_SLIM: dict[Path, tuple[int, set[str], str]] = {}
-"""Per fresh venv, before the ``testing`` extra: site-packages KiB over a bare venv's, distributions, a served call."""
+_SLIM: dict[Path, tuple[int, set[str], str, subprocess.CompletedProcess[str]]] = {}
+"""Per fresh venv, before the ``testing`` extra: site-packages KiB over a bare venv's, distributions, a served call,
+and ``make test`` in a project ``init`` wrote."""
 
 
 def _site_kib(venv: Venv, base: Path) -> int:
@@ -312,7 +313,7 @@ def _site_kib(venv: Venv, base: Path) -> int:
     return sum(f.stat().st_size for f in Path(site).rglob("*") if f.is_file() and not f.is_symlink()) // 1024
 
 
-def _slim_facts(venv: Venv, base: Path) -> tuple[int, set[str], str]:
+def _slim_facts(venv: Venv, base: Path) -> tuple[int, set[str], str, subprocess.CompletedProcess[str]]:
     bare = Venv(base / "bare")
     _run([sys.executable, "-m", "venv", str(bare.root)], base, _user_env())
     grown = _site_kib(venv, base) - _site_kib(bare, base)
@@ -332,7 +333,9 @@ def _slim_facts(venv: Venv, base: Path) -> tuple[int, set[str], str]:
         "aintern",
         cwd=base,
     )
-    return grown, names, called.stdout
+    venv.toolproof("init", "slim-project", cwd=base)
+    tested = _run(["make", "test"], base / "slim-project", venv.env, expect=None)
+    return grown, names, called.stdout, tested
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,11 +420,14 @@ def _package_files() -> set[str]:
 
 
 def test_pip_install_toolproof_is_slim_and_serves_without_test_tooling(fresh: Venv) -> None:
-    grown, names, called = _SLIM[fresh.root]
+    grown, names, called, tested = _SLIM[fresh.root]
 
     assert grown <= 40 * 1024, f"toolproof and its dependencies take {grown / 1024:.1f} MiB of site-packages"
     assert not names & {"pytest", "hypothesis", "numpy", "uvloop"}, sorted(names)
     assert "two" in called  # a built-in tool served from the slim install
+    # an init project's `make test` without its test extra says what to install, not "No module named pytest"
+    assert tested.returncode != 0
+    assert "make test: the tests need pytest and Hypothesis: pip install -e '.[test]'" in tested.stderr
 
 
 def test_the_installed_package_imports_on_its_own_and_takes_no_generic_name(

@@ -273,7 +273,7 @@ def lint(fmt: str, against: str | None, strict_export: bool, project: Path | Non
     """Check the contracts and the handlers package; report each problem, and each export loss not accepted.
 
     Every problem names its rule. The checks run in stages: a contract's later
-    stages run once its earlier ones pass (contracts/README.md, "Lint").
+    stages run once its earlier ones pass (the documentation's Linting page).
 
     Text lines read `file:line:col: level [RULE-ID] message`. The project's
     `[tool.toolproof.lint] strict-export = true` is the same as --strict-export.
@@ -419,7 +419,10 @@ def init(folder: Path) -> None:
         click.echo(f"wrote {path}")
     config = load_config(folder / "pyproject.toml")
     _generate(config)
-    click.echo(f"project ready in {config.root}: next, `toolproof new TOOL` or `make test`")
+    click.echo(
+        f"project ready in {config.root}: next, `pip install -e '.[test]'` (its tests need pytest and Hypothesis),"
+        " then `toolproof new TOOL` or `make test`"
+    )
 
 
 def _refuse_clash(config: ProjectConfig, tool: str) -> None:

@@ -60,7 +60,7 @@ contracts = "contracts"
 generated = "generated"
 handlers = "handlers"
 # include = ["gateway"]        # serve built-in file tool sets beside your own (`toolproof toolsets`)
-# resources = ["host:resources"]   # a function returning what your handlers need (see README)
+# resources = ["host:resources"]   # a function returning what your handlers need (docs: Concepts, resources)
 # Which formats `toolproof gen` writes under generated/exports/ (mcp always: the host serves from it). Also:
 # "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors" (per tool).
 # exports = ["mcp", "openai", "anthropic"]
@@ -79,12 +79,19 @@ gen:
 \ttoolproof gen
 
 test:
+\t@python -c "import pytest, hypothesis" 2>/dev/null || \\
+\t\t{ echo "make test: the tests need pytest and Hypothesis: pip install -e '.[test]'" >&2; exit 1; }
 \ttoolproof gen --check
 \ttoolproof lint
 \tpython -m pytest -q
 """
 
-_GITIGNORE: Final = "__pycache__/\n.pytest_cache/\n*.egg-info/\nbuild/\n"
+_GITIGNORE: Final = "__pycache__/\n.pytest_cache/\n.hypothesis/\n*.egg-info/\nbuild/\n"
+
+_GITATTRIBUTES: Final = """\
+# LF on every platform: generated files carry their contracts' sha256, and `toolproof gen --check` compares bytes.
+* text=auto eol=lf
+"""
 
 _WORD_COUNT: Final = """\
 name: word_count
@@ -208,6 +215,7 @@ def init_project(folder: Path) -> list[Path]:
             folder / "pyproject.toml": _PYPROJECT.format(name=_distribution(folder), toolproof=__version__),
             folder / "Makefile": _MAKEFILE,
             folder / ".gitignore": _GITIGNORE,
+            folder / ".gitattributes": _GITATTRIBUTES,
             folder / "contracts" / "word_count.yaml": _WORD_COUNT,
             folder / "handlers" / "__init__.py": '"""Handlers: one module per contract, each with `handle`."""\n',
             folder / "handlers" / "word_count.py": _WORD_COUNT_HANDLER,

@@ -20,7 +20,7 @@ or Streamable HTTP) install a reporter around the call with ``reporting``; under
 any other (the CLI, the REST routes, provider adapters) both are silent no-ops,
 so a handler never depends on being heard. ``ctx.attach(block)`` adds an MCP
 content block (an image, audio, an embedded resource) to the result the same
-way; see contracts/README.md, "Results beyond text".
+way (the documentation's contract pages, "Results beyond text").
 """
 
 from __future__ import annotations
