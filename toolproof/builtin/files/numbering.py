@@ -7,7 +7,7 @@ file. Here the window's UTF-8 bytes become ``%`` templates, each line end
 text doubled first; ``template % tuple(range(...))`` then writes every number
 and copies the text between them in C, and the result is decoded once. The bytes
 inserted are ASCII at line starts, so the text is exactly what the per-line
-format gives (``tests/runtime/test_line_properties.py`` compares the two).
+format gives (``tests/builtin/files/test_line_properties.py`` compares the two).
 Measured on 2,000 source lines: ~0.15 ms against ~0.6 ms line by line; on a
 whole 1 MiB file, ~3 ms against ~15 ms (``benchmarks/files.py``).
 

@@ -154,7 +154,7 @@ def plain_fields(lines: list[str]) -> dict[str, str] | None:
 
     Most SKILL.md files are exactly that (every built-in one is), and a host that reads them at
     start-up then never imports PyYAML. Where this gives fields, the bounded YAML 1.2 loader gives the
-    same fields and no notes (tests/runtime/test_frontmatter.py checks it on generated text); anything
+    same fields and no notes (tests/builtin/skills/test_frontmatter.py checks it on generated text); anything
     it does not take whole (quotes, colons, comments, continuation lines, repeated keys, characters
     that are not printable, booleans and nulls in any YAML's spelling) goes to the loader.
     """

@@ -43,7 +43,7 @@ The body timeout and the bounds on calls and bytes in flight are the app's
 uvicorn's ``HttpToolsProtocol``, its request cycle and its flow control, and on
 its parser callbacks, none of them public API: ``UVICORN_INTERNALS`` lists
 them all, pyproject bounds uvicorn to the releases checked, and a test fails
-naming any the installed release lacks; ``tests/runtime/test_http_limits.py``
+naming any the installed release lacks; ``tests/runtime/serve/test_http_limits.py``
 drives a live server through each of these limits. At start, the descriptor limit is raised to
 the hard limit, and ``max_connections`` lowered to what remains once the tool
 calls have the descriptors they may need.
@@ -144,7 +144,7 @@ UVICORN_INTERNALS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
 """The names of uvicorn's httptools protocol, request cycle and flow control that ``_Guarded`` relies on, by class.
 
 None is public API: a release that moves one breaks the limits above, so a test checks each on the installed
-release (``tests/runtime/test_http_server.py``), and pyproject admits only releases it has passed on."""
+release (``tests/runtime/serve/test_http_server.py``), and pyproject admits only releases it has passed on."""
 
 
 def _response(status: str, payload: dict[str, str], *extra: str) -> bytes:
