@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 from typing import Final
 
 import pytest
 
+from tests.builtin.trees import lay_hostile as _lay_out
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.json_writer import json_bytes
 from toolproof.runtime.result import ToolResult
@@ -30,29 +30,6 @@ _AUDIT_LINE = re.compile(
 
 
 _RAW_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _lay_out(base: Path) -> None:
-    """A workspace and a skills folder holding names that are not UTF-8, and links to them."""
-    ws = base / "ws"
-    ws.mkdir()
-    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
-    (ws / "lines.txt").write_text("".join(f"line {i}\n" for i in range(2000)), encoding="utf-8")
-    (ws / "latin1.txt").write_bytes(b"caf\xe9\n")
-    raw = os.fsencode(ws)
-    with open(raw + b"/t\xff.txt", "wb") as out:
-        out.write(b"target\n")
-    os.symlink(b"t\xff.txt", raw + b"/to-non-utf8")
-    os.symlink(b"gone\xff.txt", raw + b"/dangling-non-utf8")
-    os.mkdir(raw + b"/d\xff")
-    skill = base / "skills" / "calculator"
-    (skill / "examples").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: calculator\ndescription: Adds.\n---\n# Calc\n", encoding="utf-8")
-    (skill / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
-    examples = os.fsencode(skill / "examples")
-    with open(examples + b"/t\xff.py", "wb") as out:
-        out.write(b"y = 2\n")
-    os.symlink(b"t\xff.py", examples + b"/link.py")
 
 
 @pytest.fixture(scope="module")

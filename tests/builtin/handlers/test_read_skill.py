@@ -6,51 +6,18 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import pytest
 
-from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.result import ToolResult
+from tests.builtin.trees import SECRET
+from tests.builtin.trees import call as _call
+from tests.builtin.trees import error as _error
+from tests.builtin.trees import runtime_over as _runtime
+from tests.builtin.trees import skill as _skill
 from toolproof.runtime.toolbox import builtin_runtime
 
-SECRET: Final = b"review-test-secret-0123456789"
-
-
 HARD_LINK: Final = "the file has 2 names (hard links), and files with more than one are not read here"
-
-
-def _skill(folder: Path, name: str, body: str = "Body.\n") -> Path:
-    (folder / name).mkdir(parents=True)
-    (folder / name / "SKILL.md").write_text(f"---\nname: x\ndescription: A skill.\n---\n{body}", encoding="utf-8")
-    return folder / name
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """ws/ten.txt, sk/calc/SKILL.md, and outside.txt beside them."""
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "ten.txt").write_text("".join(f"{i}\n" for i in range(1, 11)), encoding="utf-8")
-    _skill(tmp_path / "sk", "calc")
-    (tmp_path / "outside.txt").write_text("S\n", encoding="utf-8")
-    return tmp_path
-
-
-def _runtime(tree: Path) -> Runtime:
-    return builtin_runtime(workspace=[tree / "ws"], skills=[tree / "sk"], gate_secret=SECRET)
-
-
-def _call(runtime: Runtime, tool: str, **args: Any) -> ToolResult:
-    if tool == "read_file":
-        gate = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"})
-        assert gate.output is not None
-        args = {**args, "skillToken": gate.output["skillToken"]}
-    return runtime.call(tool, args)
-
-
-def _error(result: ToolResult) -> tuple[str, str]:
-    assert result.error is not None, result.output
-    return result.error.code, result.error.message
 
 
 def test_read_skill_keeps_host_paths_and_operator_advice_for_the_log(

@@ -3,49 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
 
 import pytest
 
+from tests.builtin.trees import call as _call
+from tests.builtin.trees import error as _error
+from tests.builtin.trees import runtime_over as _runtime
 from toolproof.builtin.files.access import Directory, FileAccessError
-from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.result import ToolResult
-from toolproof.runtime.toolbox import builtin_runtime
-
-SECRET: Final = b"review-test-secret-0123456789"
-
-
-def _skill(folder: Path, name: str, body: str = "Body.\n") -> Path:
-    (folder / name).mkdir(parents=True)
-    (folder / name / "SKILL.md").write_text(f"---\nname: x\ndescription: A skill.\n---\n{body}", encoding="utf-8")
-    return folder / name
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """ws/ten.txt, sk/calc/SKILL.md, and outside.txt beside them."""
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "ten.txt").write_text("".join(f"{i}\n" for i in range(1, 11)), encoding="utf-8")
-    _skill(tmp_path / "sk", "calc")
-    (tmp_path / "outside.txt").write_text("S\n", encoding="utf-8")
-    return tmp_path
-
-
-def _runtime(tree: Path) -> Runtime:
-    return builtin_runtime(workspace=[tree / "ws"], skills=[tree / "sk"], gate_secret=SECRET)
-
-
-def _call(runtime: Runtime, tool: str, **args: Any) -> ToolResult:
-    if tool == "read_file":
-        gate = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"})
-        assert gate.output is not None
-        args = {**args, "skillToken": gate.output["skillToken"]}
-    return runtime.call(tool, args)
-
-
-def _error(result: ToolResult) -> tuple[str, str]:
-    assert result.error is not None, result.output
-    return result.error.code, result.error.message
 
 
 @pytest.mark.parametrize("path", ["ten.txt/", "ten.txt/.", "ten.txt\\", "link/", "<ws>/ten.txt/", "<ws>/ten.txt/."])

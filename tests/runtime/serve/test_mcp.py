@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any, Final
 import orjson
 import pytest
 
+from tests.builtin.trees import lay_hostile as _lay_out
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.registry import BoundTool
@@ -330,29 +330,6 @@ def test_a_request_id_beyond_the_readers_bounds_is_an_invalid_request_saying_so(
 
 
 SECRET: Final = "hostile-calls-secret-of-32-bytes"
-
-
-def _lay_out(base: Path) -> None:
-    """A workspace and a skills folder holding names that are not UTF-8, and links to them."""
-    ws = base / "ws"
-    ws.mkdir()
-    (ws / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
-    (ws / "lines.txt").write_text("".join(f"line {i}\n" for i in range(2000)), encoding="utf-8")
-    (ws / "latin1.txt").write_bytes(b"caf\xe9\n")
-    raw = os.fsencode(ws)
-    with open(raw + b"/t\xff.txt", "wb") as out:
-        out.write(b"target\n")
-    os.symlink(b"t\xff.txt", raw + b"/to-non-utf8")
-    os.symlink(b"gone\xff.txt", raw + b"/dangling-non-utf8")
-    os.mkdir(raw + b"/d\xff")
-    skill = base / "skills" / "calculator"
-    (skill / "examples").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: calculator\ndescription: Adds.\n---\n# Calc\n", encoding="utf-8")
-    (skill / "examples" / "basic.py").write_text("x = 1\n", encoding="utf-8")
-    examples = os.fsencode(skill / "examples")
-    with open(examples + b"/t\xff.py", "wb") as out:
-        out.write(b"y = 2\n")
-    os.symlink(b"t\xff.py", examples + b"/link.py")
 
 
 @pytest.fixture(scope="module")
