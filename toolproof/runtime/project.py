@@ -129,9 +129,10 @@ def builtin_project() -> ProjectConfig:
     """The built-in tools as a project: the package's own contracts, generated package and handlers."""
     from toolproof.runtime.host import BUILTIN_RESOURCES
 
-    builtin_dir = Path(__file__).resolve().parent.parent / "builtin"
+    package_dir = Path(__file__).resolve().parent.parent
+    builtin_dir = package_dir / "builtin"
     return ProjectConfig(
-        root=builtin_dir,
+        root=package_dir.parent,  # paths read as in this repository: toolproof/builtin/contracts/x.yaml
         config_file=None,
         contracts=builtin_dir / "contracts",
         generated=builtin_dir / "generated",
