@@ -244,6 +244,22 @@ def test_an_unknown_git_ref_exits_2_with_one_line(runner: CliRunner, repo: Path)
     assert result.stdout == ""
 
 
+EMPTY_REF: Final = (
+    "toolproof: --against '' names no ref: pass a git ref (main, origin/main, a commit), a folder of contracts"
+    " or toolproof==VERSION; in CI an empty value is a `git merge-base` that found no such ref\n"
+)
+
+
+def test_an_empty_against_is_refused_instead_of_comparing_the_project_with_itself(
+    runner: CliRunner, repo: Path
+) -> None:
+    result = runner.invoke(cli, ["breaking", "--project", str(repo), "--against", ""])  # its last commit breaks
+
+    assert result.exit_code == 2
+    assert result.stderr == EMPTY_REF
+    assert result.stdout == ""
+
+
 def test_a_ref_that_looks_like_an_option_is_not_passed_to_git(runner: CliRunner, repo: Path) -> None:
     result = runner.invoke(cli, ["breaking", "--project", str(repo), "--against=--output=x"])
 

@@ -193,3 +193,49 @@ def test_a_breaking_change_without_a_version_bump_fails_the_breaking_checks(proj
         run = _run(step, project, shims)
         assert run.returncode == 1, f"{step.name}: {run.stdout[-2000:]}{run.stderr[-2000:]}"
         assert "VERSION_NOT_BUMPED" in run.stdout
+
+
+def _breaking_step(against: str) -> Step:
+    (step,) = [
+        step
+        for step in _workflow_steps({"python-version": "3.12", "project": ".", "against": against})
+        if "breaking" in step.name.lower()
+    ]
+    return step
+
+
+def _pull_request_checkout(project: Path, into: Path) -> Path:
+    """A clone of ``project`` on a branch, as actions/checkout leaves a pull request: origin/main, no local main."""
+    _git(into.parent, "clone", "-q", str(project), str(into))
+    _git(into, "checkout", "-q", "-b", "feature")
+    _git(into, "branch", "-q", "-D", BASE)
+    return into
+
+
+def test_against_main_in_a_pull_request_checkout_without_a_local_main_still_catches_the_breaking_change(
+    project: Path, shims: Path, tmp_path: Path
+) -> None:
+    checkout = _pull_request_checkout(project, tmp_path / "checkout")
+    contract = checkout / "contracts" / "word_count.yaml"
+    text = contract.read_text(encoding="utf-8")
+    contract.write_text(text.replace("      minimum: 1\n", "      minimum: 2\n", 1), encoding="utf-8")
+    _git(checkout, "commit", "-qam", "tighten")
+
+    run = _run(_breaking_step(BASE), checkout, shims)
+
+    assert run.returncode == 1, f"{run.stdout[-2000:]}{run.stderr[-2000:]}"
+    assert "VERSION_NOT_BUMPED" in run.stdout
+
+
+def test_an_against_ref_the_checkout_lacks_fails_the_step_naming_it_instead_of_passing_an_empty_ref(
+    project: Path, shims: Path, tmp_path: Path
+) -> None:
+    checkout = _pull_request_checkout(project, tmp_path / "checkout")
+
+    run = _run(_breaking_step("no-such-branch"), checkout, shims)
+
+    assert run.returncode == 2, f"{run.stdout[-2000:]}{run.stderr[-2000:]}"
+    assert run.stdout.splitlines() == [
+        "::error title=toolproof breaking::no merge base of HEAD with 'no-such-branch' (nor 'origin/no-such-branch');"
+        " set against to a ref this checkout has (e.g. origin/main)"
+    ]

@@ -67,3 +67,14 @@ def test_an_unknown_ref_is_a_usage_error(tmp_path: Path) -> None:
 
     assert result.exit_code == 2
     assert result.stderr.startswith("toolproof: ")
+
+
+def test_an_empty_against_is_a_usage_error_naming_the_empty_ref(tmp_path: Path) -> None:
+    folder = _project(tmp_path)
+    _tighten_max_words(folder, "1.1.0")  # a breaking change an empty ref would hide: the project against itself
+
+    result = CliRunner().invoke(cli, ["lint", "--against", "", "--project", str(folder)])
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith("toolproof: --against '' names no ref: pass a git ref")
+    assert "[TP407]" not in result.stderr

@@ -483,9 +483,14 @@ def load_against(ref: str, config: ProjectConfig) -> list[Contract]:
         empty baseline, against which every tool is new.
 
     Raises:
-        BreakingError: the ref names nothing (an unknown git ref, a missing folder, a folder
-            that is neither a project nor holds contracts), or its contracts do not load.
+        BreakingError: the ref is empty or blank, or names nothing (an unknown git ref, a missing
+            folder, a folder that is neither a project nor holds contracts), or its contracts do not load.
     """
+    if not ref.strip():  # Path("") is the current folder: the project would be compared with itself and pass
+        raise BreakingError(
+            f"--against {ref!r} names no ref: pass a git ref (main, origin/main, a commit), a folder of contracts"
+            " or toolproof==VERSION; in CI an empty value is a `git merge-base` that found no such ref"
+        )
     if ref.startswith("toolproof=="):
         from toolproof import __version__
         from toolproof.runtime.project import builtin_project
