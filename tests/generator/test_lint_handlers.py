@@ -1,4 +1,7 @@
-"""Lint, gen and gen --check report a handler module that serves no contract, as serve refuses it (TP408)."""
+"""Lint, gen and gen --check report a handler module that serves no contract, as serve refuses it (TP408).
+
+A contract without a handler (TP409) has its tests in test_lint_silent_failures.py.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,12 @@ HANDLER = "def handle(args, ctx):\n    return {'echo': args['word']}\n"
 STRAY = (
     "handlers/stray.py:1:1: error [TP408] handler module handlers.stray serves no contract; remove it or add a"
     " contract (serve refuses it)"
+)
+
+MISSING = (
+    "contracts/echo.yaml:1:7: error [TP409] contract 'echo' has no handler handlers.echo:handle: no module"
+    " handlers.echo (no handlers/echo.py); write it, or name the function that serves the tool in `handler:`"
+    " (serve refuses the project)"
 )
 
 
@@ -55,7 +64,8 @@ def test_gen_and_gen_check_refuse_a_project_serve_would_refuse(
 
     assert result.exit_code == 1
     assert STRAY in result.stderr.splitlines()
-    assert "1 error(s) in contracts; nothing generated" in result.stderr
+    assert MISSING in result.stderr.splitlines()  # the contract whose handler went with echo.py (TP409)
+    assert "2 error(s) in contracts; nothing generated" in result.stderr
     assert not (root / "generated").exists()
 
 

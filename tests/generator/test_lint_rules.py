@@ -173,6 +173,8 @@ def _problems(root: Path) -> list[str]:
 ELSEWHERE = {
     "TP407": "tests/generator/test_lint_against.py: it needs a git history to compare with",
     "TP408": "tests/generator/test_lint_handlers.py: it needs a handlers package, which the CLI checks",
+    "TP409": "tests/generator/test_lint_silent_failures.py: it needs a handlers package",
+    "TP410": "tests/generator/test_lint_silent_failures.py: it needs a resource factory",
 }
 """Rules whose cases need more than a contracts folder, and the test that holds them."""
 

@@ -107,6 +107,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP211", "unknown-format", _E, "A format neither JSON Schema 2020-12 nor OpenAPI defines."),
         Rule("TP212", "ignored-keyword", _E, "A keyword without effect where it stands (ajv strictSchema)."),
         Rule("TP213", "pattern-matches-property", _E, "A property a patternProperties pattern also matches (ajv)."),
+        Rule("TP214", "ref-cycle", _E, "$refs that lead round to themselves with no constraint: any value passes."),
         # 3: the examples
         Rule("TP301", "duplicate-example", _E, "Two examples share a name (the test id)."),
         Rule("TP302", "fixture-path", _E, "A fixture path climbs out of the test folder."),
@@ -127,6 +128,8 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP406", "unused-accepted-loss", _W, "An accept-losses entry that matches no loss of its provider."),
         Rule("TP407", "version-not-bumped", _E, "With --against: a change that breaks callers kept the major version."),
         Rule("TP408", "orphan-handler", _E, "A module of the handlers package serves no contract; serve refuses it."),
+        Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
+        Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
     )
 }
 # fmt: on
@@ -362,6 +365,14 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "# error [TP213] property 'word' also matches patternProperties '^w'",
         "Narrow the pattern so that it matches no named property (`^w_`), or drop the property.",
     ),
+    "TP214": RuleDoc(
+        "input:\n  properties:\n    word: {$ref: \"#/$defs/a\"}\n"
+        "  $defs:\n    a: {$ref: \"#/$defs/b\"}\n    b: {$ref: \"#/$defs/a\"}\n"
+        "# error [TP214] $ref '#/$defs/b' leads back here ('#/$defs/b' -> '#/$defs/a') and no schema on the way\n"
+        "#   constrains a value: it accepts anything",
+        "Give one schema of the loop a constraint (`a: {type: string}`), or point the `$ref` at a real schema: "
+        "a loop is fine only through a constraint, as in a tree whose nodes are objects.",
+    ),
     # 3: the examples
     "TP301": RuleDoc(
         "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
@@ -471,6 +482,24 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "# handlers/echo.py:1:1: error [TP408] handler module handlers.echo serves no contract",
         "Remove the module, add its contract, or make it private (`handlers/_echo.py`): serve refuses to "
         "start beside a public handler module that serves nothing.",
+    ),
+    "TP409": RuleDoc(
+        "handler: toolproof.builtin.handlers.read_file:hadnle   # or handlers/echo.py deleted, its contract kept\n"
+        "# error [TP409] contract 'echo' has no handler toolproof.builtin.handlers.read_file:hadnle:\n"
+        "#   toolproof.builtin.handlers.read_file defines no 'hadnle' (did you mean 'handle'?)",
+        "Write the handler (`def handle(args, ctx)` in `handlers/echo.py`), or name the function that serves the "
+        "tool in `handler:`. Lint reads the module's source and runs none of it; a package outside the project's "
+        "source roots is not judged.",
+    ),
+    "TP410": RuleDoc(
+        "needs: [databse]\n"
+        "# with resources = [\"host:resources\"], whose Database class is named database:\n"
+        "# error [TP410] needs 'databse', which no resource of the project's factories (host:resources) is named\n"
+        "#   (did you mean 'database'?); serve would leave tool 'echo' out",
+        "Name a resource one of the project's factories supplies (the `resource` name of its class, "
+        "`resource: ClassVar[str] = \"database\"`), or add the factory to the `resources` setting. Lint reads the "
+        "factories' source and calls none of them; in a project with no factories it is a warning, as only a "
+        "host that builds its own resources can supply one.",
     ),
 }
 # fmt: on

@@ -7,6 +7,8 @@ this module loads and checks the contracts and renders what ``toolproof gen`` wr
 
 from __future__ import annotations
 
+import ast
+import difflib
 import gc
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -322,6 +324,154 @@ def _included(config: ProjectConfig, project: Project) -> list[Contract]:
     return chosen
 
 
+def _handler_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
+    """``missing-handler``: a contract whose handler module or function is not there, read from the source.
+
+    What ``registry.bind`` refuses at start-up, judged without importing the project's code
+    (``registry.unfound_handler``): lint must be safe on a pull request.
+    """
+    from toolproof.runtime.registry import unfound_handler
+
+    roots = config.source_roots or (config.root,)
+    problems: list[Problem] = []
+    for contract in contracts:
+        why = unfound_handler(contract.handler, roots)
+        if why is None:
+            continue
+        line, column = contract.where(("handler",) if ("handler",) in contract.marks else ("name",))
+        message = (
+            f"contract '{contract.name}' has no handler {contract.handler}: {why}; write it, or name the function"
+            " that serves the tool in `handler:` (serve refuses the project)"
+        )
+        problems.append(rule("missing-handler").at(contract.source, line, column, message))
+    return problems
+
+
+_MOST_MODULES = 200
+"""Most modules read to find the resource classes a project's factories can supply."""
+
+
+def provided_resources(config: ProjectConfig) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """The resource names the project's factories can supply, read from their source, and those factories.
+
+    A resource is an object whose class names it (``resource: ClassVar[str] = "database"``); a factory
+    (setting ``resources``, and the built-in one when the project includes built-in tool sets, as
+    ``toolbox.resource_factories`` lists them) is called only by a host, with its options, and may
+    open files or connections, so lint never calls one. It reads instead each factory's module and
+    the modules it imports from the project's source roots (and toolproof's built-in tools), and takes
+    every class there that names a ``resource`` as a string. Other installed packages are not read:
+    a resource class of one is not seen. None when the names cannot be known so: a factory lies
+    outside them, or a class computes its name.
+    """
+    from toolproof.runtime.registry import module_file
+    from toolproof.runtime.toolbox import resource_factories
+
+    factories = resource_factories(config)
+    roots = list(config.source_roots or (config.root,))
+    names: set[str] = set()
+    pending = [ref.partition(":")[0] for ref in factories]
+    seen: set[str] = set()
+    while pending:
+        module = pending.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        if len(seen) > _MOST_MODULES:
+            return None
+        known, path = module_file(module, roots)
+        if not known or path is None:
+            return None
+        try:
+            tree = ast.parse(path.read_bytes(), str(path))
+        except (OSError, SyntaxError, ValueError):
+            return None
+        classes = _resource_classes(tree)
+        if classes is None:
+            return None
+        names |= classes
+        for imported in _imports(tree, module, is_package=path.name == "__init__.py"):
+            _, source = module_file(imported, roots)
+            if source is not None and (
+                imported.startswith("toolproof.builtin.") or any(root in source.parents for root in roots)
+            ):
+                pending.append(imported)
+    return frozenset(names), factories
+
+
+def _resource_classes(tree: ast.Module) -> set[str] | None:
+    """The ``resource`` name of each class in ``tree`` that gives one; None when one is not a literal string."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for statement in node.body:
+            if isinstance(statement, ast.Assign):
+                targets, value = statement.targets, statement.value
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                targets, value = [statement.target], statement.value
+            else:
+                continue
+            if any(isinstance(t, ast.Name) and t.id == "resource" for t in targets):
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    return None
+                names.add(value.value)
+    return names
+
+
+def _imports(tree: ast.Module, module: str, *, is_package: bool) -> list[str]:
+    """Every module ``tree`` (the source of ``module``) imports, and each name imported from one as a module."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
+                base = ".".join([*parent, *([base] if base else [])])
+            if base:
+                found.append(base)
+                found += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return found
+
+
+def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
+    """``unknown-need``: a ``needs`` entry that names no resource the project's factories can supply.
+
+    An error when the project has factories (read by ``provided_resources``); a warning when it has none,
+    since then only a host that builds its own resources (``Runtime(resources=...)``) can supply any.
+    """
+    contracts = [c for c in contracts if c.needs]
+    provided = provided_resources(config) if contracts else None
+    if provided is None:
+        return []
+    names, factories = provided
+    problems: list[Problem] = []
+    for contract in contracts:
+        for index, need in enumerate(contract.needs):
+            if need in names:
+                continue
+            close = difflib.get_close_matches(need, sorted(names), n=1)
+            line, column = contract.where(("needs", index))
+            if not factories:  # no host toolproof starts supplies it; one that builds its own resources may
+                message = (
+                    f"needs '{need}', but the project has no resource factories (setting `resources`): serve, call"
+                    f" and conform leave tool '{contract.name}' out; only a host that builds its own resources"
+                    " serves it"
+                )
+                problems.append(rule("unknown-need").at(contract.source, line, column, message, Level.WARNING))
+                continue
+            close = difflib.get_close_matches(need, sorted(names), n=1)
+            known = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(names)) or 'none'}"
+            message = (
+                f"needs '{need}', which no resource of the project's factories ({', '.join(factories)}) is"
+                f" named ({known}); serve would leave tool '{contract.name}' out"
+            )
+            problems.append(rule("unknown-need").at(contract.source, line, column, message))
+    return problems
+
+
 def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
     """Load and check every contract of a project.
 
@@ -335,6 +485,8 @@ def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, sho
     with _collector_paused():
         project.contracts = _load_contracts(config, project)
         project.builtin = _included(config, project)
+        project.problems.extend(_handler_problems(config, project.contracts))
+        project.problems.extend(_needs_problems(config, project.contracts))
         if project.ok and project.contracts:
             project.problems.extend(_export_problems(project, strict_export=strict_export, show_losses=show_losses))
     project.problems.sort()

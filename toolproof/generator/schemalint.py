@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from toolproof.generator.problems import Problem, rule
-from toolproof.generator.refs import resolve
+from toolproof.generator.refs import Path, locate, resolve
 from toolproof.generator.regexes import compile_pattern, regex_problem
 from toolproof.generator.source import JsonPath, Source
 from toolproof.generator.vocabulary import (
@@ -46,6 +46,11 @@ _SAME_LEVEL: Final = ("not", "if", "then", "else")
 _SAME_LEVEL_LISTS: Final = ("allOf", "anyOf", "oneOf")
 _NEW_LEVEL: Final = ("additionalProperties", "items", "contains", "unevaluatedItems", "unevaluatedProperties")
 _SCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_NO_CONSTRAINT: Final = frozenset(
+    {"$ref", "$defs", "definitions", "$anchor", "$comment", "$id", "$schema"}
+    | {"title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly"}
+)
+"""Keys that constrain no value: a schema of only these beside its ``$ref`` accepts what the ``$ref`` accepts."""
 _YAML11_STRING_NUMBER: Final = re.compile(r"([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))[eE]([-+]?)([0-9]+)")
 """Exponent notation: a number in YAML 1.2; in PyYAML (YAML 1.1) only with a dot and a signed exponent, ``1.0e+6``."""
 
@@ -272,6 +277,50 @@ class _Walker:
             elif not isinstance(target, (Mapping, bool)):
                 self.add(at, "unresolved-ref", f"$ref '{ref}' points at a {type(target).__name__}, not a schema")
 
+    def ref_cycles(self) -> None:
+        """``ref-cycle``: a ``$ref`` that leads back to itself through schemas that hold nothing but a ``$ref``.
+
+        Nothing on such a loop says what a value must be, so the validator accepts any value there (a -> b -> a).
+        One problem per loop, at its ``$ref`` met first; a loop through a constraint (a tree type) is fine.
+        """
+        loops: set[frozenset[Path]] = set()
+        for path, ref in self.refs:
+            if (*path, "$ref") in self.reported:
+                continue
+            loop = self._loop_from(tuple(path))
+            if loop is None or frozenset(loop) in loops:
+                continue
+            loops.add(frozenset(loop))
+            steps = " -> ".join(f"'{_ref_of(self.root, at)}'" for at in loop)
+            message = (
+                f"$ref '{ref}' leads back here ({steps}) and no schema on the way constrains a value: it accepts"
+                " anything; give one of them a constraint (a type, properties) or point the $ref at a real schema"
+            )
+            self.add((*path, "$ref"), "ref-cycle", message)
+
+    def _loop_from(self, start: Path) -> list[Path] | None:
+        """The schemas from ``start`` round to ``start``, each nothing but a ``$ref`` to the next; None if no loop."""
+        loop: list[Path] = []
+        here: Path | None = start
+        while here is not None and here not in loop:
+            node = _at(self.root, here)
+            if not (isinstance(node, Mapping) and isinstance(node.get("$ref"), str)) or set(node) - _NO_CONSTRAINT:
+                return None
+            loop.append(here)
+            here = locate(self.root, node["$ref"])[0]
+        return loop if here == start else None
+
+
+def _at(root: Any, path: Path) -> Any:
+    for part in path:
+        root = root[part]
+    return root
+
+
+def _ref_of(root: Any, path: Path) -> str:
+    ref = _at(root, path)["$ref"]
+    return str(ref)
+
 
 def _same_level(schema: Mapping[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
     """Subschemas that apply to the same data as ``schema``."""
@@ -384,6 +433,7 @@ def check_schema(source: Source, at: JsonPath) -> list[Problem]:
         return walker.problems
     walker.walk(schema, (), (), walker.defined(schema, set()))
     walker.resolve_refs()
+    walker.ref_cycles()
     errors = (
         []
         if _meta_valid_fast(schema)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import difflib
 import importlib
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from toolproof.runtime.coercion import IntegerPlan
@@ -15,7 +19,16 @@ from toolproof.runtime.nulls import NullPlan, plan_for
 from toolproof.runtime.spec import ToolSpec
 from toolproof.runtime.validation import SchemaValidator
 
-__all__ = ["BoundTool", "Handler", "bind", "default_handler_ref", "stray_handler_modules"]
+__all__ = [
+    "BoundTool",
+    "Handler",
+    "bind",
+    "default_handler_ref",
+    "module_file",
+    "stray_handler_modules",
+    "top_level_names",
+    "unfound_handler",
+]
 
 Handler = Callable[[Any, ToolContext], Any]
 
@@ -77,6 +90,92 @@ def stray_handler_modules(handlers: Iterable[str], package: str, folders: Iterab
 def _holds_one(package: str, modules: set[str]) -> bool:
     """Whether one of ``modules`` lies inside ``package`` (a handler may be ``handlers.text.counting:count``)."""
     return any(module.startswith(f"{package}.") for module in modules)
+
+
+def module_file(module: str, roots: Iterable[Path]) -> tuple[bool, Path | None]:
+    """Where the source of ``module`` is, found without importing anything.
+
+    Its top package is looked for in ``roots`` (the project's source roots, which lead the import path),
+    else it is one already imported (``toolproof``). A compiled module is not judged.
+
+    Returns:
+        (False, None) when that cannot be known: the top package is in none of them, or the module is
+        compiled; else (True, its ``.py`` file), or (True, None) when the package holds no such module.
+    """
+    parts = module.split(".")
+    bases = [root for root in roots if (root / parts[0]).is_dir() or (root / f"{parts[0]}.py").is_file()]
+    if not bases:
+        top = sys.modules.get(parts[0])
+        bases = [Path(folder).parent for folder in getattr(top, "__path__", ())]
+    if not bases:
+        return False, None
+    for base in bases:
+        folder = base.joinpath(*parts[:-1])
+        for candidate in (folder / f"{parts[-1]}.py", folder / parts[-1] / "__init__.py"):
+            if candidate.is_file():
+                return True, candidate
+        if [*folder.glob(f"{parts[-1]}.*.so"), *folder.glob(f"{parts[-1]}.*.pyd")]:
+            return False, None
+    return True, None
+
+
+def top_level_names(tree: ast.Module) -> set[str] | None:
+    """The names a module binds at its top level (in ``if``/``try`` blocks too); None when that cannot be told.
+
+    A ``from x import *`` or a module ``__getattr__`` may bind any name.
+    """
+    names: set[str] = set()
+
+    def visit(body: Iterable[ast.stmt]) -> bool:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                if any(alias.name == "*" for alias in node.names):
+                    return False
+                names.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While | ast.TryStar):
+                blocks = [getattr(node, key, []) for key in ("body", "orelse", "finalbody")]
+                blocks += [handler.body for handler in getattr(node, "handlers", [])]
+                if not all(visit(block) for block in blocks):
+                    return False
+        return True
+
+    return names if visit(tree.body) and "__getattr__" not in names else None
+
+
+def unfound_handler(ref: str, roots: Iterable[Path]) -> str | None:
+    """Why ``bind`` would find no handler ``ref`` (``module:function``), judged from the source, never run.
+
+    Lint's rule (``missing-handler``): the module must exist and bind the function's name at its top
+    level. Where that cannot be known without running code (a package outside ``roots``, a star
+    import, a module ``__getattr__``), nothing is said.
+
+    Returns:
+        The reason, a clause (``no module handlers.echo``), or None.
+    """
+    module, _, attr = ref.partition(":")
+    attr = attr or "handle"
+    known, path = module_file(module, list(roots))
+    if not known:
+        return None
+    if path is None:
+        return f"no module {module} (no {module.replace('.', '/')}.py)"
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except SyntaxError as exc:
+        return f"{module} does not parse (line {exc.lineno}: {exc.msg})"
+    except (OSError, ValueError) as exc:
+        return f"{module} cannot be read ({exc})"
+    names = top_level_names(tree)
+    if names is None or attr in names:
+        return None
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    close = difflib.get_close_matches(attr, functions, n=1)
+    return f"{module} defines no {attr!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
 def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]:

@@ -1,0 +1,254 @@
+"""Mistakes serve or a validator would pass over in silence, which lint, gen and gen --check name where they stand.
+
+A contract whose handler is not there (TP409), a ``needs`` naming no resource the project's factories supply
+(TP410) and ``$ref``\\ s that loop through no constraint, so that any value passes (TP214). Lint reads the
+project's handlers and resource factories and runs none of their code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import pytest
+from click.testing import CliRunner
+
+from toolproof.cli import cli
+
+MINIMAL: Final = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
+HANDLER: Final = "def handle(args, ctx):\n    return {'echo': args['word']}\n"
+HOST: Final = """\
+from typing import ClassVar
+
+from db import Database
+
+
+class Clock:
+    resource: ClassVar[str] = "clock"
+
+
+def resources(options):
+    return [Database(), Clock()]
+"""
+DB: Final = 'class Database:\n    resource = "database"\n'
+
+
+def _project(root: Path, files: dict[str, str], *, settings: str = "", contract: str | None = None) -> Path:
+    """A project of the minimal echo contract (or ``contract``), these files (by path) and these settings."""
+    (root / "contracts").mkdir(parents=True)
+    text = MINIMAL.read_text(encoding="utf-8") if contract is None else contract
+    (root / "contracts" / "echo.yaml").write_text(text, encoding="utf-8")
+    (root / "pyproject.toml").write_text(f"[tool.toolproof]\n{settings}", encoding="utf-8")
+    for path, body in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(body, encoding="utf-8")
+    return root
+
+
+def _with(before: str, after: str) -> str:
+    text = MINIMAL.read_text(encoding="utf-8")
+    assert before in text
+    return text.replace(before, after, 1)
+
+
+# -- a contract without a handler (TP409) ---------------------------------------------------------------------------
+
+
+def test_lint_reports_a_contract_whose_handler_module_is_missing_at_the_contract(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": "", "handlers/_shared.py": ""})
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "contracts/echo.yaml:1:7: error [TP409] contract 'echo' has no handler handlers.echo:handle: no module"
+        " handlers.echo (no handlers/echo.py); write it, or name the function that serves the tool in `handler:`"
+        " (serve refuses the project)",
+        "1 error(s), 0 warning(s) in contracts",
+    ]
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_gen_and_gen_check_refuse_a_contract_without_a_handler_instead_of_saying_ok(
+    runner: CliRunner, tmp_path: Path, check: list[str]
+) -> None:
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": ""})
+
+    result = runner.invoke(cli, ["gen", *check, "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert "error [TP409] contract 'echo' has no handler handlers.echo:handle" in result.stderr
+    assert "contract(s) OK" not in result.stdout
+    assert not (root / "generated").exists()
+
+
+def test_a_misspelled_handler_function_is_reported_at_the_handler_key_with_a_did_you_mean(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    contract = _with("version: 0.1.0\n", "version: 0.1.0\nhandler: handlers.echo:hadle\n")
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": "", "handlers/echo.py": HANDLER}, contract=contract)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert (
+        "contracts/echo.yaml:3:10: error [TP409] contract 'echo' has no handler handlers.echo:hadle: handlers.echo"
+        " defines no 'hadle' (did you mean 'handle'?); write it, or name the function that serves the tool in"
+        " `handler:` (serve refuses the project)"
+    ) in result.stderr.splitlines()
+
+
+def test_a_handler_module_that_does_not_parse_is_reported(runner: CliRunner, tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": "", "handlers/echo.py": "def handle(args, ctx)\n"})
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert "has no handler handlers.echo:handle: handlers.echo does not parse (line 1: " in result.stderr
+
+
+def test_lint_judges_handlers_without_running_their_code(runner: CliRunner, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    touch = f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": touch, "handlers/echo.py": touch + HANDLER})
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert "TP409" not in result.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "from handlers._impl import *\n",  # a star import may bind it
+        "def __getattr__(name):\n    return lambda args, ctx: {'echo': ''}\n",
+        "try:\n    from fast import handle\nexcept ImportError:\n    from handlers._impl import handle\n",
+    ],
+    ids=["star-import", "module-getattr", "bound-in-try"],
+)
+def test_a_handler_bound_where_lint_cannot_or_can_see_it_is_not_called_missing(
+    runner: CliRunner, tmp_path: Path, module: str
+) -> None:
+    files = {"handlers/__init__.py": "", "handlers/_impl.py": HANDLER, "handlers/echo.py": module}
+    root = _project(tmp_path / "proj", files)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert "TP409" not in result.stderr
+
+
+def test_a_handler_under_a_source_root_is_found_there(runner: CliRunner, tmp_path: Path) -> None:
+    files = {"src/handlers/__init__.py": "", "src/handlers/echo.py": HANDLER}
+    root = _project(tmp_path / "proj", files, settings='source-roots = ["src"]\n')
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+
+
+# -- a need no resource supplies (TP410) ----------------------------------------------------------------------------
+
+RESOURCES: Final = 'resources = ["host:resources"]\n'
+
+
+def _needing(*needs: str) -> str:
+    return _with("version: 0.1.0\n", f"version: 0.1.0\nneeds: [{', '.join(needs)}]\n")
+
+
+def test_a_misspelled_need_is_an_error_at_the_entry_with_a_did_you_mean(runner: CliRunner, tmp_path: Path) -> None:
+    files = {"handlers/echo.py": HANDLER, "host.py": HOST, "db.py": DB}
+    root = _project(tmp_path / "proj", files, settings=RESOURCES, contract=_needing("clock", "databse"))
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "contracts/echo.yaml:3:16: error [TP410] needs 'databse', which no resource of the project's factories"
+        " (host:resources) is named (did you mean 'database'?); serve would leave tool 'echo' out",
+        "1 error(s), 0 warning(s) in contracts",
+    ]
+
+
+def test_needs_that_the_factories_supply_lint_clean_read_without_running_them(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    touch = f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+    files = {"handlers/echo.py": HANDLER, "host.py": touch + HOST, "db.py": touch + DB}
+    root = _project(tmp_path / "proj", files, settings=RESOURCES, contract=_needing("database", "clock"))
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert "TP410" not in result.stderr
+    assert not marker.exists()
+
+
+def test_a_need_the_included_tool_sets_resources_supply_lints_clean(runner: CliRunner, tmp_path: Path) -> None:
+    files = {"handlers/echo.py": HANDLER}
+    settings = 'include = ["aintern"]\n'
+    root = _project(tmp_path / "proj", files, settings=settings, contract=_needing("workspace"))
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert "TP410" not in result.stderr
+
+
+def test_a_need_of_a_project_without_resource_factories_is_a_warning(runner: CliRunner, tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=_needing("database"))
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "contracts/echo.yaml:3:9: warning [TP410] needs 'database', but the project has no resource factories"
+        " (setting `resources`): serve, call and conform leave tool 'echo' out; only a host that builds its own"
+        " resources serves it"
+    )
+
+
+# -- a $ref loop that accepts anything (TP214) ----------------------------------------------------------------------
+
+LOOP: Final = """\
+    word: {$ref: "#/$defs/Word"}
+  required: [word]
+  additionalProperties: false
+  $defs:
+    Word: {$ref: "#/$defs/Text"}
+    Text: {$ref: "#/$defs/Word", description: Any text.}
+"""
+
+
+def test_lint_reports_a_ref_loop_that_accepts_anything_at_the_ref(runner: CliRunner, tmp_path: Path) -> None:
+    contract = _with(
+        "    word: {type: string, minLength: 1}\n  required: [word]\n  additionalProperties: false\n", LOOP
+    )
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=contract)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "contracts/echo.yaml:13:18: error [TP214] $ref '#/$defs/Text' leads back here ('#/$defs/Text' ->"
+        " '#/$defs/Word') and no schema on the way constrains a value: it accepts anything; give one of them a"
+        " constraint (a type, properties) or point the $ref at a real schema",
+        "1 error(s), 0 warning(s) in contracts",
+    ]
+
+
+def test_a_recursive_schema_through_a_constraint_is_no_loop(runner: CliRunner, tmp_path: Path) -> None:
+    tree = LOOP.replace('Text: {$ref: "#/$defs/Word", description: Any text.}', "Text: {type: string, minLength: 1}")
+    tree += "    Node: {type: object, properties: {next: {$ref: '#/$defs/Node'}}}\n"
+    contract = _with(
+        "    word: {type: string, minLength: 1}\n  required: [word]\n  additionalProperties: false\n", tree
+    )
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=contract)
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert "TP214" not in result.stderr, result.stderr
