@@ -6,14 +6,16 @@ so a host that only serves never imports Jinja.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
+from typing import IO, Any
 
 import click
 
 from toolproof.launch import ready
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "os_error_message"]
 
 # Where each command lives: its module is imported only when the command runs (or help lists it),
 # so `toolproof call` never pays for the generator's or conformance's imports.
@@ -36,8 +38,51 @@ _QUIET_TO_THE_END = frozenset({"call", "serve"})
 """Commands that keep ``launch``'s quiet exit past dispatch: a call until its handler runs, a server until it serves."""
 
 
+_ADVICE = {
+    errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter one",
+    errno.EROFS: "the file system is read-only: choose a folder you can write to",
+    errno.EACCES: "permission denied: give yourself access, or choose a folder you can write to",
+    errno.EPERM: "not permitted: choose a folder you can write to",
+    errno.ENOSPC: "the disk is full: free some space, then run the command again",
+    errno.EDQUOT: "the disk quota is used up: free some space, then run the command again",
+    errno.ENOTDIR: "a file stands where a folder is needed: move it away, or choose another path",
+    errno.EEXIST: "a file stands where a folder is needed: move it away, or choose another path",
+    errno.EISDIR: "a folder stands where a file is needed: move it away, or choose another path",
+    errno.ENOENT: "it does not exist, or cannot be created there: choose a folder you can write to",
+}
+"""What to do about each file system error a command may meet, said after the path."""
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for a file system error: the path, what went wrong, and what to do.
+
+    Example: ``/data/p/generated/x.py: Read-only file system; the file system is read-only: choose ...``.
+    """
+    paths = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+    where = " -> ".join(paths) if paths else "a file"
+    what = exc.strerror or str(exc) or type(exc).__name__
+    advice = _ADVICE.get(exc.errno or 0, "check the path, then run the command again")
+    line = f"{where}: {what}; {advice}"
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)  # one line, whatever the path holds
+
+
+class _FileSystemError(click.ClickException):
+    """A command met an OSError: shown as one ``toolproof:`` line naming the path (exit code 1)."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"toolproof: {self.format_message()}", err=True, file=file)
+
+
 class _LazyGroup(click.Group):
-    """A group whose commands are imported by name, on first use."""
+    """A group whose commands are imported by name, on first use; a file system error becomes one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # the reader went away: click's main exits quietly
+                raise
+            raise _FileSystemError(os_error_message(exc)) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*_COMMANDS, *super().list_commands(ctx)})
@@ -63,6 +108,9 @@ def main() -> None:
     """Entry point of the console script: no traceback ever reaches the user."""
     try:
         cli.main(prog_name="toolproof")
+    except OSError as exc:  # met outside a command (a command's own is ``_FileSystemError``)
+        click.echo(f"toolproof: {os_error_message(exc)}", err=True)
+        sys.exit(1)
     except Exception as exc:  # a bug of ours; say so without a traceback
         click.echo(f"toolproof: internal error ({type(exc).__name__}: {exc})", err=True)
         sys.exit(1)

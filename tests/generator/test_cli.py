@@ -278,3 +278,92 @@ def test_a_fifo_among_the_contracts_is_refused_at_once_naming_it(
 
     assert result.exit_code in (1, 2), result.output
     assert "contracts/evil.yaml:1:1: error [TP001] a FIFO, not a regular file" in result.output
+
+
+def _one_line_naming(result: object, path: str, advice: str) -> None:
+    from click.testing import Result
+
+    assert isinstance(result, Result)
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 1, result.output
+    assert len(lines) == 1 and lines[0].startswith("toolproof: "), result.stderr
+    assert path in lines[0] and advice in lines[0], lines[0]
+    assert "internal error" not in result.stderr
+
+
+def test_init_with_a_name_too_long_for_the_file_system_says_to_choose_a_shorter_one(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    folder = tmp_path / ("a" * 300)
+
+    result = runner.invoke(cli, ["init", str(folder)])
+
+    _one_line_naming(result, str(folder), "the name is too long for the file system: choose a shorter one")
+
+
+def test_init_in_a_folder_that_cannot_be_written_names_the_path_and_says_to_choose_another(
+    runner: CliRunner,
+) -> None:
+    result = runner.invoke(cli, ["init", "/proc/self"])
+
+    _one_line_naming(result, "/proc/", "choose a folder you can write to")
+
+
+def test_gen_where_a_file_stands_for_a_folder_it_writes_names_the_path_and_says_to_move_it(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """A folder gen cannot write into, as root can meet it too (chmod stops no write of root's)."""
+    root = _project(tmp_path)
+    (root / "generated" / "exports").mkdir(parents=True)
+    (root / "generated" / "exports" / "mcp").write_text("in the way\n", encoding="utf-8")
+
+    result = runner.invoke(cli, ["gen", "--project", str(root)])
+
+    _one_line_naming(result, str(root / "generated" / "exports" / "mcp"), "move it away, or choose another path")
+
+
+def test_a_full_or_read_only_disk_is_one_line_naming_the_file_and_what_to_do(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from toolproof.generator import writer
+
+    root = _project(tmp_path)
+
+    def full(target: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+
+    monkeypatch.setattr(writer, "_replace", full)
+    result = runner.invoke(cli, ["gen", "--project", str(root)])
+
+    _one_line_naming(result, str(root / "generated"), "the disk is full: free some space, then run the command again")
+
+    def read_only(target: Path, data: bytes) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(target))
+
+    monkeypatch.setattr(writer, "_replace", read_only)
+    result = runner.invoke(cli, ["gen", "--project", str(root)])
+
+    _one_line_naming(result, str(root / "generated"), "the file system is read-only: choose a folder you can write to")
+
+
+def test_an_os_error_outside_any_command_is_one_line_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from toolproof import cli as toolproof_cli
+
+    def broken(**_: object) -> None:
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), "/etc/somewhere\nelse")
+
+    monkeypatch.setattr(toolproof_cli.cli, "main", broken)
+    with pytest.raises(SystemExit) as exited:
+        toolproof_cli.main()
+
+    assert exited.value.code == 1
+    assert capsys.readouterr().err == (
+        "toolproof: /etc/somewhere\\nelse: Permission denied; permission denied: give yourself access, "
+        "or choose a folder you can write to\n"
+    )

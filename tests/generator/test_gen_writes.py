@@ -260,3 +260,106 @@ def test_two_gens_at_once_both_succeed_and_leave_the_folder_fresh(tmp_path: Path
         assert [code for code, _ in outcomes] == [0, 0], [err for _, err in outcomes]
         check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
         assert check.exit_code == 0, check.output
+
+
+class _Killed(Exception):
+    """Stands for a gen killed at one step of ``write_all``."""
+
+
+def _steps(monkeypatch: pytest.MonkeyPatch, kill_at: int | None) -> list[str]:
+    """Count the steps ``write_all`` takes (each file written, each orphan removed); raise ``_Killed`` at one."""
+    from toolproof.generator import writer
+
+    steps: list[str] = []
+    write, unlink = writer._write, Path.unlink
+
+    def step(name: str) -> None:
+        if len(steps) == kill_at:
+            raise _Killed(name)
+        steps.append(name)
+
+    def counted_write(root: Path, path: str, text: str) -> None:
+        step(f"write {path}")
+        write(root, path, text)
+
+    def counted_unlink(self: Path, missing_ok: bool = False) -> None:
+        step(f"remove {self}")
+        unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(writer, "_write", counted_write)
+    monkeypatch.setattr(Path, "unlink", counted_unlink)
+    return steps
+
+
+def _two_tools(root: Path) -> Path:
+    """A project of ``echo`` and ``shout`` (two JSON files each, besides the Python), generated."""
+    project = root / "proj"
+    shutil.copytree(CASE / "contracts", project / "contracts")
+    text = (project / "contracts" / "echo.yaml").read_text(encoding="utf-8")
+    (project / "contracts" / "shout.yaml").write_text(text.replace("name: echo", "name: shout"), encoding="utf-8")
+    (project / "toolproof.toml").write_text("[tool.toolproof]\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+    return project
+
+
+def _replace_shout_by_whisper(project: Path) -> None:
+    shout = project / "contracts" / "shout.yaml"
+    text = shout.read_text(encoding="utf-8")
+    shout.unlink()
+    (project / "contracts" / "whisper.yaml").write_text(text.replace("name: shout", "name: whisper"), encoding="utf-8")
+    _change_description(project, "Echo the word back, now described otherwise.")
+
+
+def test_a_gen_killed_at_any_step_leaves_a_state_gen_check_reports_and_the_next_gen_repairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    template = _two_tools(tmp_path / "template")
+    _replace_shout_by_whisper(template)
+    with monkeypatch.context() as counting:
+        project = tmp_path / "count"
+        shutil.copytree(template, project)
+        steps = _steps(counting, None)
+        assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+    assert any(s.startswith("remove") for s in steps), steps
+
+    for kill_at in range(len(steps)):
+        project = tmp_path / f"killed_{kill_at}"
+        shutil.copytree(template, project)
+        with monkeypatch.context() as killing:
+            _steps(killing, kill_at)
+            killed = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+        assert isinstance(killed.exception, _Killed), (kill_at, killed.output)
+
+        check = CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)])
+        assert check.exit_code == 1, (steps[kill_at], check.output)
+        repair = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+        assert repair.exit_code == 0, (steps[kill_at], repair.output)
+        assert CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)]).exit_code == 0
+        assert sorted(p.name for p in (project / "generated").rglob("shout*")) == [], steps[kill_at]
+
+
+def test_a_tool_whose_removal_a_gen_was_killed_in_can_be_added_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    template = _two_tools(tmp_path / "template")
+    shout = (template / "contracts" / "shout.yaml").read_text(encoding="utf-8")
+    (template / "contracts" / "shout.yaml").unlink()
+    with monkeypatch.context() as counting:
+        project = tmp_path / "count"
+        shutil.copytree(template, project)
+        steps = _steps(counting, None)
+        assert CliRunner().invoke(cli, ["gen", "--project", str(project)]).exit_code == 0
+
+    for kill_at in range(len(steps)):
+        project = tmp_path / f"killed_{kill_at}"
+        shutil.copytree(template, project)
+        with monkeypatch.context() as killing:
+            _steps(killing, kill_at)
+            assert isinstance(CliRunner().invoke(cli, ["gen", "--project", str(project)]).exception, _Killed)
+        changed = shout.replace("minLength: 1", "minLength: 2")  # a contract JSON of other content at its path
+        (project / "contracts" / "shout.yaml").write_text(changed, encoding="utf-8")
+
+        again = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+        assert again.exit_code == 0, (steps[kill_at], again.output)
+        assert CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)]).exit_code == 0

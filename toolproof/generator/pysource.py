@@ -10,11 +10,24 @@ not printable ASCII, so a line's width is its length and no confusable character
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Call", "Str", "annotated", "annotation", "comment", "docstring", "entry", "import_from", "layout", "pystr"]
+__all__ = [
+    "Call",
+    "Str",
+    "annotated",
+    "annotation",
+    "comment",
+    "comment_text",
+    "docstring",
+    "entry",
+    "import_from",
+    "layout",
+    "pystr",
+]
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -180,14 +193,24 @@ def entry(key: str, value: str, indent: int, width: int) -> str:
     return f"{key}: (\n{pad}    {value}\n{pad}),"
 
 
+def _docstring_body(text: str) -> str:
+    """``text`` escaped for a triple-quoted docstring: a ``"`` stays as it is, unless it could join the quotes.
+
+    A quote is escaped at either end (it would run into the opening or the closing ones) and beside
+    another quote (two of them beside a third make ``\"\"\"``); everything else as in ``pystr``.
+    """
+    last = len(text) - 1
+    return "".join(
+        ('\\"' if i in (0, last) or text[i - 1 : i] == '"' or text[i + 1 : i + 2] == '"' else ch)
+        if ch == '"'
+        else _escape(ch)
+        for i, ch in enumerate(text)
+    )
+
+
 def docstring(text: str, indent: int, width: int) -> str:
     """A docstring with its quotes: one line when it fits, else wrapped with the closing quotes on their own line."""
-    body = "".join(ch if ch == '"' else _escape(ch) for ch in " ".join(text.split()))
-    body = body.replace('"""', '\\"\\"\\"')
-    if body.startswith('"'):  # the opening quotes would run into it
-        body = '\\"' + body[1:]
-    if body.endswith('"'):  # and so would the closing ones
-        body = body[:-1] + '\\"'
+    body = _docstring_body(" ".join(text.split()))
     if indent + len(body) + 6 <= width:
         return f'"""{body}"""'
     # Three short, so that a text ruff would put back on one line (one line of words) keeps its closing quotes.
@@ -198,6 +221,19 @@ def docstring(text: str, indent: int, width: int) -> str:
         return f'"""{body}"""'
     pad = " " * indent
     return '"""' + "\n".join([lines[0], *(pad + line for line in lines[1:]), pad + '"""'])
+
+
+_DECLARATION = re.compile(r"coding([:=])")
+"""What makes a comment on a file's first two lines a PEP 263 encoding declaration."""
+
+
+def comment_text(text: str) -> str:
+    """Text for a comment (a header's command, a contract's path): one line, printable ASCII, never a declaration.
+
+    Every other character is escaped as in a literal (a newline would end the comment, U+2028 too for
+    some readers), and ``coding:`` becomes ``coding\\:``, which no encoding declaration matches.
+    """
+    return _DECLARATION.sub(r"coding\\\1", "".join(_escape(ch) if ch != "\\" else ch for ch in text))
 
 
 def comment(text: str, width: int, mark: str = "#") -> str:

@@ -3,30 +3,33 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from toolproof.generator.environment import environment
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import Layout
+from toolproof.generator.markdown import md_code, md_text
 from toolproof.generator.model import Contract
 
 __all__ = ["render_docs"]
 
 
-def _cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+def _fence(text: str) -> str:
+    """The backticks that open and close a code block of ``text``: more than any run of them inside it."""
+    return "`" * max([3, *(len(run) + 1 for run in re.findall(r"`+", text))])
 
 
 def _schema_type(schema: Any) -> str:
     if not isinstance(schema, Mapping):
         return "any"
     if "enum" in schema:
-        return " \\| ".join(f"`{json.dumps(v, ensure_ascii=False)}`" for v in schema["enum"])
+        return " \\| ".join(md_code(json.dumps(v, ensure_ascii=False), table=True) for v in schema["enum"])
     if "const" in schema:
-        return f"`{json.dumps(schema['const'], ensure_ascii=False)}`"
+        return md_code(json.dumps(schema["const"], ensure_ascii=False), table=True)
     kind = schema.get("type", "any")
-    return " \\| ".join(kind) if isinstance(kind, list) else str(kind)
+    return " \\| ".join(map(md_text, kind)) if isinstance(kind, list) else md_text(kind)
 
 
 def _fields(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -36,7 +39,7 @@ def _fields(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
             "name": name,
             "type": _schema_type(sub),
             "required": name in required,
-            "description": _cell(sub.get("description", "")) if isinstance(sub, Mapping) else "",
+            "description": md_text(sub.get("description", "")) if isinstance(sub, Mapping) else "",
         }
         for name, sub in schema.get("properties", {}).items()
     ]
@@ -59,7 +62,7 @@ def _gate_token(c: Contract, example: Mapping[str, Any]) -> str | None:
     said = _GATE_TOKENS.get(example.get("skill_token", ""))
     if said is None or c.skill_gate is None:
         return None
-    return said.format(arg=f"`{c.skill_gate['token_argument']}`", document=f"`{c.skill_gate['document']}`")
+    return said.format(arg=md_code(c.skill_gate["token_argument"]), document=md_code(c.skill_gate["document"]))
 
 
 def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> str:
@@ -83,19 +86,20 @@ def render_docs(c: Contract, definition: Any, layout: Layout | None = None) -> s
         examples.append(
             {
                 "name": ex["name"],
-                "files": [f"`{p}`" for p in ex.get("given", {}).get("files", {})],
+                "files": [md_code(p) for p in ex.get("given", {}).get("files", {})],
                 "token": _gate_token(c, ex),
                 "input": _pretty(ex["input"]),
                 "error": expect.get("error"),
                 "message": expect.get("message"),
                 "output": _pretty(expect["output"]) if "output" in expect else None,
                 "output_includes": _pretty(expect["output_includes"]) if "output_includes" in expect else None,
-                "output_has": [f"`{name}`" for name in expect.get("output_has", ())],
+                "output_has": [md_code(name) for name in expect.get("output_has", ())],
                 "text": expect.get("text"),
+                "fence": _fence(str(expect.get("text", ""))),
                 "text_contains": _pretty(expect["text_contains"]) if "text_contains" in expect else None,
             }
         )
-    errors = [{"code": e.code, "message": _cell(e.message), "hint": _cell(e.hint or "")} for e in c.errors]
+    errors = [{"code": e.code, "message": md_text(e.message), "hint": md_text(e.hint or "")} for e in c.errors]
     return (
         environment()
         .get_template("tool.md.jinja")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -13,17 +14,37 @@ from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
-__all__ = ["typescript_declarations"]
+__all__ = ["tsdoc", "tsstr", "typescript_declarations"]
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
 
 
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+"""A key TypeScript takes bare; Python's ``isidentifier`` admits letters some TypeScript versions do not."""
+
+
+def tsstr(value: object) -> str:
+    """A TypeScript literal of a JSON value; U+2028 and U+2029 escaped, which older parsers take for line ends."""
+    return json.dumps(value, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def tsdoc(text: object) -> str:
+    """Contract text as the body of one ``/** ... */`` line: one line of printable text that cannot end the comment.
+
+    Whitespace (newlines, U+2028) is collapsed, other control characters are written as ``\\uXXXX``, and
+    ``*/`` is broken as ``*\\/`` (TSDoc's escape; any ``*`` followed by ``/`` ends the comment).
+    """
+    line = " ".join(str(text).split())
+    line = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in line)
+    return line.replace("*/", "*\\/")
+
+
 def _key(name: str) -> str:
-    return name if name.isidentifier() else json.dumps(name)
+    return name if _IDENTIFIER.fullmatch(name) else tsstr(name)
 
 
 def _doc(text: str, indent: str) -> str:
-    line = " ".join(str(text).split()).replace("*/", "*\\/")
+    line = tsdoc(text)
     return f"{indent}/** {line} */\n" if line else ""
 
 
@@ -59,9 +80,9 @@ class _Types:
         if isinstance(schema.get("allOf"), list):
             return self.all_of(schema, indent)
         if "const" in schema:
-            return json.dumps(schema["const"], ensure_ascii=False)
+            return tsstr(schema["const"])
         if "enum" in schema:
-            return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+            return " | ".join(tsstr(v) for v in schema["enum"])
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 return " | ".join(dict.fromkeys(self.of(sub, indent) for sub in schema[key]))
@@ -114,7 +135,7 @@ def _error_output(c: Contract, indent: str) -> str:
     lines = []
     for key, entry in (c.error_output or {}).items():
         if not isinstance(entry, str):
-            kind, optional = json.dumps(entry, ensure_ascii=False), False
+            kind, optional = tsstr(entry), False
         else:
             try:
                 fields = set(Template(entry).fields)
@@ -149,8 +170,8 @@ def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str
     output_type = out_types.of(c.output_schema)
     codes = [e.code for e in c.errors] + list(STANDARD_ERRORS)
     parts = [
-        f"/** Tool `{c.name}` {c.version}: {' '.join(c.title.split())} */\n",
-        f"export declare const {prefix}Name: {json.dumps(c.name)};\n\n",
+        f"/** Tool `{tsdoc(c.name)}` {tsdoc(c.version)}: {tsdoc(c.title)} */\n",
+        f"export declare const {prefix}Name: {tsstr(c.name)};\n\n",
         *types.blocks,
         *out_types.blocks,
         _doc(f"Arguments of `{c.name}`.", ""),
@@ -158,9 +179,7 @@ def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str
         _doc(f"Output of `{c.name}`.", ""),
         f"export type {prefix}Output = {output_type};\n\n",
         _doc("Every code a call can fail with: the catalogue, then the standard codes.", ""),
-        f"export type {prefix}ErrorCode =\n"
-        + "".join(f"  | {json.dumps(code)}\n" for code in codes).rstrip("\n")
-        + ";\n\n",
+        f"export type {prefix}ErrorCode =\n" + "".join(f"  | {tsstr(code)}\n" for code in codes).rstrip("\n") + ";\n\n",
         _error(c),
     ]
     return "".join(parts)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from toolproof.generator.drift import TEMPORARY, Drift, is_inside
+from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import GENERATED
 
 __all__ = ["GeneratedFolderError", "write_all"]
@@ -26,8 +28,13 @@ def write_all(root: Path, files: Mapping[str, str], folder: str = GENERATED, dri
     """Make the generated folder match ``files``: write what differs, delete the orphans that are ours.
 
     Each file is written whole (``_replace``): a host starting meanwhile reads the old file or the new
-    one, never a part. Nothing here keeps two writers apart: ``toolproof gen`` holds the project's
-    lock around the render and this write.
+    one, never a part. The folder as a whole changes in an order that a gen killed at any point cannot
+    leave a state ``gen --check`` passes or the next gen cannot repair: a MANIFEST.json that lists the
+    new files and the orphans (``_claiming``), then the new files, then the orphans removed, then the
+    final MANIFEST.json, last (the one ``gen --check`` compares).
+
+    Nothing here keeps two writers apart: ``toolproof gen`` holds the project's lock around the render
+    and this write.
 
     Files in the folder that toolproof did not write (no header; JSON not in the MANIFEST) are left
     alone (``Drift.strangers``); nothing is written when one stands at a path to write.
@@ -55,18 +62,46 @@ def write_all(root: Path, files: Mapping[str, str], folder: str = GENERATED, dri
     drift = Drift(root, files, folder) if drift is None else drift
     if drift.conflicts:
         raise GeneratedFolderError(drift.conflicts)
+    manifest = f"{Path(folder).as_posix()}/MANIFEST.json"
+    writes = [p for p in (*drift.stale, *drift.missing) if p != manifest]
+    final = manifest if manifest in (*drift.stale, *drift.missing) else None
     for path in drift.temporary:
         (root / path).unlink(missing_ok=True)
-    for path in (*drift.stale, *drift.missing):
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _replace(target, files[path].encode("utf-8"))
+    if final is not None:  # first claim what is written and what is removed, so a kill leaves nothing unowned
+        _write(root, manifest, _claiming(files[manifest], drift.orphaned))
+    for path in writes:
+        _write(root, path, files[path])
     emptied: set[Path] = set()
     for path in drift.orphaned:
         (root / path).unlink(missing_ok=True)  # another gen's, or someone's, removal is as good as ours
         emptied.add((root / path).parent)
     _remove_empty_dirs(root / folder, emptied, keep={(root / p).parent for p in files})
-    return [f"wrote {p}" for p in (*drift.stale, *drift.missing)] + [f"removed {p}" for p in drift.orphaned]
+    if final is not None:
+        _write(root, manifest, files[manifest])
+    written = [*writes, *([final] if final else [])]
+    return [f"wrote {p}" for p in written] + [f"removed {p}" for p in drift.orphaned]
+
+
+def _write(root: Path, path: str, text: str) -> None:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _replace(target, text.encode("utf-8"))
+
+
+def _claiming(manifest: str, orphaned: Iterable[str]) -> str:
+    """The new MANIFEST.json, also listing the orphaned JSON files: what it is while gen writes and removes.
+
+    It lists every JSON file gen is about to write, so one a killed gen left half-way (written, not yet
+    listed) is still ours, and every orphan not yet removed, so none becomes a stranger gen leaves behind.
+    It differs from the final MANIFEST.json whenever there is an orphan, and ``gen --check`` names it
+    stale until the next gen finishes the job.
+    """
+    data = json.loads(manifest)
+    listed = data.setdefault("files", {})
+    for path in orphaned:
+        if path.endswith(".json") and path not in listed:
+            listed[path] = {"sha256": "", "sources": {}}  # being removed
+    return dump_json(data)
 
 
 def _replace(target: Path, data: bytes) -> None:

@@ -199,6 +199,34 @@ def _string(where: str, key: str, value: Any) -> str:
     return value
 
 
+def _command(where: Path, value: Any) -> str:
+    """The ``command`` setting, checked: generated headers write it on their first line, as a comment.
+
+    Raises:
+        ProjectError: at the setting's line, when it holds a control or line-breaking character (which
+            would end the comment and make every generated file a syntax error) or ``coding:`` /
+            ``coding=`` (which on a Python file's first two lines declares its encoding, PEP 263).
+    """
+    import re
+
+    command = _string(str(where), "command", value)
+    odd = next((ch for ch in command if not ch.isprintable()), None)
+    if odd is not None:
+        raise ProjectError(
+            _line_of(where, "command"),
+            f"command {command!r} holds the control character {odd!r}; generated headers write it on one "
+            "comment line: give the command on one line of printable text",
+        )
+    declaration = re.search(r"coding[:=]", command)
+    if declaration:
+        raise ProjectError(
+            _line_of(where, "command"),
+            f"command {command!r} holds {declaration.group(0)!r}, which on a generated file's first line "
+            "declares its encoding (PEP 263); write the command without it",
+        )
+    return command
+
+
 def _exports(where: Path, value: Any) -> tuple[str, ...]:
     """The ``exports`` setting, checked: known formats, ``mcp`` added (the host serves from it), in a fixed order.
 
@@ -319,7 +347,7 @@ def load_config(config_file: Path) -> ProjectConfig:
         source_roots=source_roots,
         include=include,
         resources=resources,
-        command=_string(where, "command", table.get("command", "toolproof gen")),
+        command=_command(config_file, table.get("command", "toolproof gen")),
         export=export,
         lint=lint,
         exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
