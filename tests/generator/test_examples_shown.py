@@ -145,7 +145,7 @@ def test_docs_show_a_partial_output_as_the_fields_it_includes(runner: CliRunner,
 
 def test_docs_put_an_error_and_the_text_the_model_reads_in_separate_paragraphs() -> None:
     project = load_project(builtin_project())
-    page = project.render()["generated/docs/read_file.md"]
+    page = project.render()["toolproof/builtin/generated/docs/read_file.md"]
 
     assert "**Error**: `skill_token_required`\n\n**The model reads**:" in page
     assert "**Token**: the session's current `skillToken` is put into the input." in page
