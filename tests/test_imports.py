@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.testing.resource_project import make_resource_project
+
 _UNMEASURED = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS_")}
 """The environment less coverage's subprocess hook: what a process imports is the question, not coverage's own."""
 
@@ -111,3 +113,12 @@ def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: 
     assert "hashlib" not in modules  # ... without hashing it: hashlib loads OpenSSL, ~3 ms; the first token pays it
     if not _under_a_settings_file(tmp_path):
         assert "tomllib" not in modules
+
+
+def test_a_project_host_compares_its_contracts_with_gen_without_loading_openssl(tmp_path: Path) -> None:
+    project = make_resource_project(tmp_path / "notes")
+
+    modules = _imported(["call", "word_count", "--args", '{"text": "a b"}'], project)
+
+    assert "toolproof.runtime.serve.freshness" in modules  # the contracts were compared with the recorded digests
+    assert "hashlib" not in modules  # ... by CPython's own sha256: hashlib would load OpenSSL, ~3 ms

@@ -18,10 +18,13 @@ from typing import Any
 
 from toolproof.runtime.errors import RegistryError
 
-__all__ = ["BUILTIN_RESOURCES", "HostOptions", "ResourceFactory", "build_resources"]
+__all__ = ["BUILTIN_RESOURCES", "TEST_FOLDER_ENV", "HostOptions", "ResourceFactory", "build_resources"]
 
 BUILTIN_RESOURCES = "toolproof.builtin.handlers._resources:resources"
 """The resource factory of the built-in file and skill tools."""
+
+TEST_FOLDER_ENV = "TOOLPROOF_TEST_FOLDER"
+"""The example's test folder, given to a server `toolproof conform` starts; a toolproof host reads it as `folder`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,7 @@ class HostOptions:
     audit: Callable[[Any], None] | None = None
     """Where file-access records go (default: the ``toolproof.audit`` logger)."""
     folder: Path | None = None
-    """The test folder of a conformance example, when the host serves one."""
+    """The test folder of a conformance example, when the host serves one (on a command line: ``TEST_FOLDER_ENV``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Anything else a project's factory reads (set by embedding hosts)."""
 

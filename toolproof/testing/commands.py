@@ -36,9 +36,11 @@ def conform(
 ) -> None:
     """Replay every example of the project's contracts against an MCP server; exit 1 naming each failure.
 
-    For each example the server is started afresh with COMMAND, where {workspace},
-    {skills} and {dir} name the example's test folder and {project} the project
-    (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
+    For each example the server is started afresh with COMMAND, where {workspace}
+    and {skills} name the example's test folder's roots, {folder} (or {dir}) the
+    folder itself (also given as $TOOLPROOF_TEST_FOLDER, which a toolproof host
+    passes to the project's resource factories as options.folder) and {project}
+    the project (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
     for each workspace the example allows. A contract whose tool the server
     does not list, or lists with schemas other than the contract's, is a failure.
     """

@@ -1,8 +1,9 @@
 """Hold any MCP server to the contracts: replay every example against a fresh server process.
 
 For each example: a fresh test folder with the example's fixtures, the server
-started by the given command (``{workspace}``, ``{skills}`` and ``{dir}`` are
-replaced by the test folder's roots), the ``initialize`` handshake, the call,
+started by the given command (``{workspace}`` and ``{skills}`` are replaced by
+the test folder's roots, ``{folder}`` and ``{dir}`` by the folder itself, which
+also reaches the server as ``$TOOLPROOF_TEST_FOLDER`` for its resources), the ``initialize`` handshake, the call,
 and the result checked against the example. The server is started with
 ``TOOLPROOF_GATE_SECRET=toolproof-conformance``; a gated tool gets its token
 the way a client would, by reading its SKILL.md first.
@@ -43,6 +44,7 @@ from typing import IO, Any, Final
 from xml.etree import ElementTree
 
 from toolproof.runtime.errors import INVALID_ARGUMENTS, UNKNOWN_TOOL, RegistryError
+from toolproof.runtime.host import TEST_FOLDER_ENV
 from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ToolSpec
@@ -206,7 +208,8 @@ def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path, projec
             i += 2
             continue
         first = str(workspaces[0]) if workspaces else str(dir_ / "workspace")
-        word = word.replace("{workspace}", first).replace("{skills}", str(skills)).replace("{dir}", str(dir_))
+        word = word.replace("{workspace}", first).replace("{skills}", str(skills))
+        word = word.replace("{folder}", str(dir_)).replace("{dir}", str(dir_))
         out.append(word.replace("{project}", str(project or "")))
         i += 1
     if out and "/" in out[0] and not os.path.isabs(out[0]):
@@ -232,9 +235,13 @@ def _token(kind: str, connection: _Connection, spec: ToolSpec, timeout: float, r
     return hmac.new(CONFORMANCE_SECRET, message, hashlib.sha256).hexdigest()[:32]
 
 
-def _server_env(project: Path | None) -> dict[str, str]:
-    """The server's environment: the conformance gate secret, and the project it must serve."""
-    env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode()}
+def _server_env(project: Path | None, folder: Path) -> dict[str, str]:
+    """The server's environment: the conformance gate secret, the test folder and the project it must serve.
+
+    A project's resource factory finds the example's files through the test folder (``HostOptions.folder``
+    in a toolproof host, which reads it from ``$TOOLPROOF_TEST_FOLDER``).
+    """
+    env = {**os.environ, "TOOLPROOF_GATE_SECRET": CONFORMANCE_SECRET.decode(), TEST_FOLDER_ENV: str(folder)}
     if project is not None:
         env[PROJECT_ENV] = str(project)
     return env
@@ -255,7 +262,7 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                 sets_modes(given.get("files", {})) or sets_modes(given.get("after_start", {}))
             )
             argv = _argv(command, base, workspaces, base / "skills", project)
-            connection = _Connection(argv, base, _server_env(project), restricted)
+            connection = _Connection(argv, base, _server_env(project, base), restricted)
             try:
                 revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
                 connection.notify("notifications/initialized")
@@ -338,7 +345,7 @@ def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, d
         base = Path(tmp).resolve()
         lay_fixtures(base, {})
         argv = _argv(command, base, [base / "workspace"], base / "skills", project)
-        connection = _Connection(argv, base, _server_env(project), False)
+        connection = _Connection(argv, base, _server_env(project, base), False)
         try:
             revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
             connection.notify("notifications/initialized")

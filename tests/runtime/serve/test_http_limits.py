@@ -754,7 +754,7 @@ def test_half_sent_large_bodies_hold_no_more_than_the_bytes_in_flight_and_small_
 
 
 def test_one_worker_says_where_it_serves_on_stderr_as_many_do(skills: Path, tmp_path: Path) -> None:
-    with _server(skills, tmp_path) as port:
+    with _server(skills, tmp_path, "--workspace", str(tmp_path)) as port:  # every tool served: no line before it
         log = tmp_path / f"server-{port}.log"
         deadline = time.monotonic() + HANG
         while b"serving" not in log.read_bytes() and time.monotonic() < deadline:

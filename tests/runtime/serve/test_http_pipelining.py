@@ -205,7 +205,8 @@ def test_a_pipelining_client_dropped_for_not_reading_leaves_no_traceback_in_the_
         "POST /tools/read_file_in_skill HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     ).encode("ascii")
-    with _serving(skills, tmp_path, "--send-timeout", "0.5") as server:
+    # A workspace too: a host given every resource writes one line, where it serves, and no tool left out.
+    with _serving(skills, tmp_path, "--send-timeout", "0.5", "--workspace", str(tmp_path)) as server:
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # reads nothing, and takes little
         sock.settimeout(HANG)

@@ -20,11 +20,13 @@ import click
 
 from toolproof.launch import ready
 from toolproof.runtime.serve.options import (
+    fresh_or_exit,
     host_options,
     project_option,
     project_or_exit,
     runtime_or_exit,
     specs_or_exit,
+    warn_left_out,
 )
 
 if TYPE_CHECKING:
@@ -274,6 +276,7 @@ def serve_mcp(
     workspace: tuple[str, ...],
     skills: tuple[str, ...],
     toolset: str | None,
+    allow_stale: bool,
     transport: str,
     project: Path | None,
     **options: Any,
@@ -287,7 +290,9 @@ def serve_mcp(
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     config = project_or_exit(project)
+    fresh_or_exit(config, allow_stale)
     runtime = runtime_or_exit(config, workspace, skills, toolset)
+    warn_left_out(runtime)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
     if transport == "http":
@@ -304,7 +309,12 @@ def serve_mcp(
 @_http_options
 @project_option
 def serve_http(
-    workspace: tuple[str, ...], skills: tuple[str, ...], toolset: str | None, project: Path | None, **options: Any
+    workspace: tuple[str, ...],
+    skills: tuple[str, ...],
+    toolset: str | None,
+    allow_stale: bool,
+    project: Path | None,
+    **options: Any,
 ) -> None:
     """Serve POST /tools/{name}, GET /openapi.json, MCP at /mcp and GET /healthz with uvicorn.
 
@@ -314,7 +324,9 @@ def serve_http(
     foreign browser origins 403, and, with tokens, calls without one 401.
     """
     config = project_or_exit(project)
+    fresh_or_exit(config, allow_stale)
     runtime = runtime_or_exit(config, workspace, skills, toolset)
+    warn_left_out(runtime)
     if not runtime.specs:
         raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
     served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}

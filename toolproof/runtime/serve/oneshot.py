@@ -13,7 +13,14 @@ from pathlib import Path
 import click
 
 from toolproof.launch import ready
-from toolproof.runtime.serve.options import host_options, project_option, project_or_exit, runtime_or_exit
+from toolproof.runtime.serve.options import (
+    fresh_or_exit,
+    host_options,
+    not_served,
+    project_option,
+    project_or_exit,
+    runtime_or_exit,
+)
 
 __all__ = ["call"]
 
@@ -32,6 +39,7 @@ def call(
     workspace: tuple[str, ...],
     skills: tuple[str, ...],
     toolset: str | None,
+    allow_stale: bool,
     session: str | None,
     no_output_validation: bool,
     verbose: bool,
@@ -47,6 +55,7 @@ def call(
     if verbose:  # the audit records join the transparency lines
         logging.getLogger("toolproof.audit").setLevel(logging.INFO)
     config = project_or_exit(project)
+    fresh_or_exit(config, allow_stale)
     # Only the called tool is bound: a one-shot call imports one handler, and a broken neighbour is
     # `serve`'s and `conform`'s to report, not a reason this tool cannot run.
     runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation, only=tool)
@@ -54,9 +63,9 @@ def call(
         runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
         names = ", ".join(spec.name for spec in runtime.specs) or "none"
         where = f" in tool set '{toolset}'" if toolset else ""
-        why = runtime.not_served(tool)
+        why = not_served(runtime, tool)
         if why is not None:
-            raise click.UsageError(why + (" (pass --workspace)" if "workspace" in runtime.unavailable[tool] else ""))
+            raise click.UsageError(why)
         raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
     if verbose:
         click.echo(call_line(tool, arguments), err=True)

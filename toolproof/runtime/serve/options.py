@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,16 @@ if TYPE_CHECKING:
     from toolproof.runtime.project import ProjectConfig
     from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["host_options", "project_option", "project_or_exit", "runtime_or_exit", "specs_or_exit"]
+__all__ = [
+    "fresh_or_exit",
+    "host_options",
+    "not_served",
+    "project_option",
+    "project_or_exit",
+    "runtime_or_exit",
+    "specs_or_exit",
+    "warn_left_out",
+]
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -28,7 +38,7 @@ project_option = click.option(
 
 
 def host_options(fn: F) -> F:
-    """``--workspace``, ``--skills`` and ``--toolset``: what the built-in file tools and tool sets read."""
+    """``--workspace``, ``--skills``, ``--toolset`` and ``--allow-stale``: what every host of tools reads."""
     options = [
         click.option(
             "--workspace",
@@ -43,6 +53,11 @@ def host_options(fn: F) -> F:
             help="A folder of skills (repeatable: of two skills with one name, the first folder's is served).",
         ),
         click.option("--toolset", default=None, help="Serve only the tools of this tool set."),
+        click.option(
+            "--allow-stale",
+            is_flag=True,
+            help="Serve generated code older than its contract (a warning each); by default the host refuses it.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -62,6 +77,36 @@ def project_or_exit(project: Path | None) -> ProjectConfig:
     return config
 
 
+def fresh_or_exit(config: ProjectConfig, allow_stale: bool) -> None:
+    """Exit 2 naming each contract whose generated code is stale (``freshness``); with ``allow_stale``, warn instead."""
+    if config.is_builtin:  # shipped generated code, no contracts to compare: not even the module is imported
+        return
+    from toolproof.runtime.serve.freshness import stale_contracts
+
+    lines = stale_contracts(config)
+    for line in lines:
+        if allow_stale:
+            click.echo(f"warning: serving stale generated code: {line}", err=True)
+        else:
+            click.echo(f"toolproof: {line} (--allow-stale serves the generated code as it is)", err=True)
+    if lines and not allow_stale:
+        sys.exit(2)
+
+
+def not_served(runtime: Runtime, name: str) -> str | None:
+    """``Runtime.not_served``, with the option that gives the built-in file tools their resource; None: served."""
+    why = runtime.not_served(name)
+    if why is None:
+        return None
+    return why + (" (pass --workspace)" if "workspace" in runtime.unavailable[name] else "")
+
+
+def warn_left_out(runtime: Runtime) -> None:
+    """Name on stderr, once each, the tools a host leaves out for a need it was not given."""
+    for name in runtime.unavailable:
+        click.echo(f"warning: {not_served(runtime, name)}", err=True)
+
+
 def runtime_or_exit(
     config: ProjectConfig,
     workspace: tuple[str, ...],
@@ -73,13 +118,14 @@ def runtime_or_exit(
 ) -> Runtime:
     """The project's runtime, or just the tool ``only``; exit 1 naming every problem when it cannot be served."""
     from toolproof.runtime.errors import RegistryError
-    from toolproof.runtime.host import HostOptions
+    from toolproof.runtime.host import TEST_FOLDER_ENV, HostOptions
     from toolproof.runtime.toolbox import open_runtime
 
+    folder = os.environ.get(TEST_FOLDER_ENV)  # set by `toolproof conform` for the server it starts
     try:
         runtime = open_runtime(
             config,
-            HostOptions.of(workspace=workspace, skills=skills),
+            HostOptions.of(workspace=workspace, skills=skills, folder=Path(folder).resolve() if folder else None),
             toolset=toolset,
             validate_output=validate_output,
             only=only,
