@@ -183,6 +183,27 @@ print("ok")
 """
 
 
+def _assert_markdown_keeps_its_shape(page: str, where: str) -> None:
+    """Outside code blocks: no HTML but the header's comment, every table row as many cells as its header."""
+    fence, cells = "", None
+    for number, line in enumerate(page.splitlines()[3:], 4):  # after the header's HTML comment
+        opened = re.match(r"`{3,}", line)
+        if fence:
+            fence = "" if line == fence else fence
+            continue
+        if opened:
+            fence = opened.group(0)
+            continue
+        assert "<" not in re.sub(r"(`+).*?(?<!`)\1(?!`)", "", line), f"{where}:{number}: {line}"  # code shows <
+        count = len(re.findall(r"(?<!\\)\|", line)) if line.startswith("|") else None
+        if count is None:
+            cells = None
+        elif cells is None:
+            cells = count
+        else:
+            assert count == cells, f"{where}:{number}: {line}"
+
+
 def _generate(root: Path, contracts: list[dict[str, Any]]) -> bool:
     """Generate a project of ``contracts``; False when lint refuses them (the property holds for what lint accepts)."""
     (root / "contracts").mkdir(parents=True)
@@ -201,7 +222,7 @@ def _generate(root: Path, contracts: list[dict[str, Any]]) -> bool:
 
 
 @pytest.mark.slow
-def test_any_contract_text_generates_python_that_imports_cleanly_and_typescript_that_compiles(
+def test_any_contract_text_generates_python_that_imports_cleanly_typescript_that_compiles_and_intact_docs(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     declarations: list[Path] = []
@@ -221,6 +242,8 @@ def test_any_contract_text_generates_python_that_imports_cleanly_and_typescript_
         )
         assert run.returncode == 0 and run.stdout == "ok\n", run.stderr + json.dumps(strings)
         declarations.extend(sorted((root / "generated").rglob("*.d.ts")))
+        for page in sorted((root / "generated" / "docs").glob("*.md")):
+            _assert_markdown_keeps_its_shape(page.read_text(encoding="utf-8"), page.name)
 
     generate()
 
