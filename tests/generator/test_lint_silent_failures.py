@@ -100,6 +100,26 @@ def test_a_misspelled_handler_function_is_reported_at_the_handler_key_with_a_did
     ) in result.stderr.splitlines()
 
 
+@pytest.mark.parametrize(("ref", "word"), [("handlers.class.x:handle", "class"), ("handlers.echo:lambda", "lambda")])
+def test_a_handler_named_by_a_python_keyword_is_refused_before_gen_writes_a_test_that_cannot_import(
+    runner: CliRunner, tmp_path: Path, ref: str, word: str
+) -> None:
+    contract = _with("version: 0.1.0\n", f"version: 0.1.0\nhandler: {ref}\n")
+    root = _project(tmp_path / "proj", {"handlers/__init__.py": "", "handlers/echo.py": HANDLER}, contract=contract)
+
+    linted = runner.invoke(cli, ["lint", "--project", str(root)])
+    generated = runner.invoke(cli, ["gen", "--project", str(root)])
+
+    assert linted.exit_code == 1
+    assert (
+        f"contracts/echo.yaml:3:10: error [TP409] contract 'echo' has no handler {ref}: '{word}' is a Python keyword,"
+        " which no module or function can be named (the generated tests would not import); write it, or name the"
+        " function that serves the tool in `handler:` (serve refuses the project)"
+    ) in linted.stderr.splitlines()
+    assert generated.exit_code != 0
+    assert not (root / "generated").exists()
+
+
 def test_a_handler_module_that_does_not_parse_is_reported(runner: CliRunner, tmp_path: Path) -> None:
     root = _project(tmp_path / "proj", {"handlers/__init__.py": "", "handlers/echo.py": "def handle(args, ctx)\n"})
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import difflib
 import gc
+import keyword
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -335,7 +337,13 @@ def _handler_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> l
     roots = config.source_roots or (config.root,)
     problems: list[Problem] = []
     for contract in contracts:
-        why = unfound_handler(contract.handler, roots)
+        keywords = [part for part in re.split(r"[.:]", contract.handler) if keyword.iskeyword(part)]
+        why = (
+            f"{keywords[0]!r} is a Python keyword, which no module or function can be named (the generated tests"
+            " would not import)"
+            if keywords
+            else unfound_handler(contract.handler, roots)
+        )
         if why is None:
             continue
         line, column = contract.where(("handler",) if ("handler",) in contract.marks else ("name",))
