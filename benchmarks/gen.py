@@ -46,7 +46,9 @@ def _project(folder: Path, n: int) -> Path:
     for i in range(n):
         name = f"file_read_{i:03d}"
         (folder / "contracts" / f"{name}.yaml").write_text(
-            text.replace("name: file-read", f"name: {name}"), encoding="utf-8"
+            # the built-in handler serves every copy: a contract without one is an error (TP409)
+            text.replace("name: file-read", f"name: {name}\nhandler: toolproof.builtin.handlers.file_read:handle"),
+            encoding="utf-8",
         )
     subprocess.run([*TOOLPROOF, "gen", "--project", str(folder)], check=True, capture_output=True, cwd=folder)
     return folder
