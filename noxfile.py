@@ -58,11 +58,11 @@ def docs(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """pytest on both cores: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
 
-    A test file runs whole on one worker (``--dist loadfile``): its module fixtures (a built wheel, a server) are
-    made once. Coverage counts the toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
+    Tests go to whichever worker is free (``--dist loadgroup``); a file whose tests share a module fixture (a built
+    wheel, a server) runs whole on one worker, so it is made once (tests/conftest.py). Coverage counts the toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
     """
     args = session.posargs or ["--cov", "--cov-report=term"]
-    session.run("pytest", "-n", "auto", "--dist", "loadfile", *args)
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *args)
 
 
 @nox.session

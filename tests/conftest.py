@@ -30,3 +30,16 @@ def make_project(tmp_path: Path) -> MakeProject:
 def runner() -> CliRunner:
     """A click runner that keeps stderr apart from stdout."""
     return CliRunner()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep a file's tests on one worker only where they share a fixture wider than a test (a built wheel, a server).
+
+    ``make test`` runs ``--dist loadgroup``: every other test is handed to whichever worker is free, so one file of
+    many slow tests (conform's, each starting servers) no longer keeps one core busy while the other idles.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        definitions = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope in ("module", "package", "session") for defs in definitions for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
