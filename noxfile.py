@@ -59,7 +59,8 @@ def tests(session: nox.Session) -> None:
     """pytest on both cores: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
 
     Tests go to whichever worker is free (``--dist loadgroup``); a file whose tests share a module fixture (a built
-    wheel, a server) runs whole on one worker, so it is made once (tests/conftest.py). Coverage counts the toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
+    wheel, a server) runs whole on one worker, so it is made once (tests/conftest.py). Coverage counts the
+    toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
     """
     args = session.posargs or ["--cov", "--cov-report=term"]
     session.run("pytest", "-n", "auto", "--dist", "loadgroup", *args)
