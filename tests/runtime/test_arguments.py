@@ -41,3 +41,30 @@ def test_arguments_nested_too_deep_are_named_alike_as_text_and_as_a_transports_v
     for result in (as_text, as_value):
         assert result.error is not None
         assert result.error.message == "Invalid arguments: $.start_line: nested more than 512 levels deep"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kind"),
+    [(12345, "integer"), ([{"path": "ten.txt"}], "array"), (True, "boolean"), (1.5, "number"), ({1}, "a Python set")],
+)
+def test_arguments_of_the_wrong_python_type_are_invalid_arguments_without_a_logged_traceback(
+    arguments: object, kind: str, workspace: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    runtime = builtin_runtime(workspace=[workspace], gate_secret=b"review")
+
+    with caplog.at_level("DEBUG"):
+        result = runtime.call("file-read", arguments)  # type: ignore[arg-type]  # what an untyped caller passes
+
+    assert result.error is not None and result.error.code == "invalid_arguments"
+    assert result.error.message == f"Invalid arguments: $: expected object, got {kind}"
+    assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")]
+    assert not [record for record in caplog.records if record.exc_info]
+    assert capfd.readouterr().err == ""
+
+
+def test_arguments_as_a_bytearray_are_read_as_json_text(workspace: Path) -> None:
+    runtime = builtin_runtime(workspace=[workspace], gate_secret=b"review")
+
+    result = runtime.call("file-read", bytearray(b'{"path": "ten.txt", "start_line": 10}'))
+
+    assert result.error is None, result.error

@@ -87,6 +87,17 @@ def _text_only(value: Any) -> Any:
     return value
 
 
+_JSON_KINDS = ((bool, "boolean"), (int, "integer"), (float, "number"), (list | tuple, "array"))
+
+
+def _kind(value: object) -> str:
+    """What ``value`` is, named as a JSON type where it is one (as the validator names it), else by its Python type."""
+    for kind, name in _JSON_KINDS:
+        if isinstance(value, kind):
+            return name
+    return f"a Python {type(value).__name__}"
+
+
 def parse_arguments(arguments: str | bytes | Mapping[str, Any] | None, limit: int) -> Any:
     """The arguments as a value holding only text, parsed first when they are JSON text.
 
@@ -95,7 +106,8 @@ def parse_arguments(arguments: str | bytes | Mapping[str, Any] | None, limit: in
     than the ``Mapping`` check that only the others reach.
 
     Raises:
-        BadArguments: too long, not JSON, nested too deeply or holding a lone surrogate.
+        BadArguments: too long, not JSON, nested too deeply or holding a lone surrogate; or neither text nor a
+            mapping (a list or a number passed as the arguments themselves).
     """
     if type(arguments) is dict:
         return _text_only(arguments)
@@ -104,6 +116,10 @@ def parse_arguments(arguments: str | bytes | Mapping[str, Any] | None, limit: in
             return {}
         if isinstance(arguments, Mapping):
             return _text_only(arguments)
+        if isinstance(arguments, bytearray | memoryview):
+            arguments = bytes(arguments)
+        elif not isinstance(arguments, str | bytes):  # checked here: parsing it would raise a TypeError, logged
+            raise BadArguments(f"$: expected object, got {_kind(arguments)}")
     if len(arguments) > limit:
         raise BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
     try:
