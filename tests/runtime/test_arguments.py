@@ -45,7 +45,14 @@ def test_arguments_nested_too_deep_are_named_alike_as_text_and_as_a_transports_v
 
 @pytest.mark.parametrize(
     ("arguments", "kind"),
-    [(12345, "integer"), ([{"path": "ten.txt"}], "array"), (True, "boolean"), (1.5, "number"), ({1}, "a Python set")],
+    [
+        (12345, "integer"),
+        ([{"path": "ten.txt"}], "array"),
+        (True, "boolean"),
+        (1.5, "number"),
+        ({1}, "a Python set"),
+        (bytearray(b"{}"), "a Python bytearray"),
+    ],
 )
 def test_arguments_of_the_wrong_python_type_are_invalid_arguments_without_a_logged_traceback(
     arguments: object, kind: str, workspace: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
@@ -60,11 +67,3 @@ def test_arguments_of_the_wrong_python_type_are_invalid_arguments_without_a_logg
     assert not [record for record in caplog.records if record.levelname in ("WARNING", "ERROR")]
     assert not [record for record in caplog.records if record.exc_info]
     assert capfd.readouterr().err == ""
-
-
-def test_arguments_as_a_bytearray_are_read_as_json_text(workspace: Path) -> None:
-    runtime = builtin_runtime(workspace=[workspace], gate_secret=b"review")
-
-    result = runtime.call("file-read", bytearray(b'{"path": "ten.txt", "start_line": 10}'))
-
-    assert result.error is None, result.error

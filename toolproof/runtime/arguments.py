@@ -116,10 +116,9 @@ def parse_arguments(arguments: str | bytes | Mapping[str, Any] | None, limit: in
             return {}
         if isinstance(arguments, Mapping):
             return _text_only(arguments)
-        if isinstance(arguments, bytearray | memoryview):
-            arguments = bytes(arguments)
-        elif not isinstance(arguments, str | bytes):  # checked here: parsing it would raise a TypeError, logged
-            raise BadArguments(f"$: expected object, got {_kind(arguments)}")
+        given: object = arguments  # an untyped caller's list or number: parsing it would raise a TypeError, logged
+        if not isinstance(given, str | bytes):
+            raise BadArguments(f"$: expected object, got {_kind(given)}")
     if len(arguments) > limit:
         raise BadArguments(f"$: arguments are {len(arguments)} bytes long; the limit is {limit}")
     try:
