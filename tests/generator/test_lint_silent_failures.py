@@ -219,6 +219,27 @@ def test_a_need_the_included_tool_sets_resources_supply_lints_clean(runner: CliR
     assert "TP410" not in result.stderr
 
 
+def test_the_built_in_resource_names_lint_knows_are_those_the_built_in_factory_supplies(tmp_path: Path) -> None:
+    from toolproof.builtin.handlers._resources import resources
+    from toolproof.runtime.host import BUILTIN_RESOURCE_NAMES, HostOptions
+
+    options = HostOptions(workspace=(tmp_path,), skills=(tmp_path,), gate_secret=b"k" * 32, audit=print)
+
+    assert {type(resource).resource for resource in resources(options)} == BUILTIN_RESOURCE_NAMES  # type: ignore[attr-defined]
+
+
+def test_a_factory_reusing_a_built_in_resource_class_supplies_its_name(runner: CliRunner, tmp_path: Path) -> None:
+    host = "from toolproof.builtin.files.workspace import Workspace\n\n\ndef resources(options):\n    return []\n"
+    files = {"handlers/echo.py": HANDLER, "host.py": host}
+    root = _project(tmp_path / "proj", files, settings=RESOURCES, contract=_needing("workspace", "wrkspace"))
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert "needs 'wrkspace'" in result.stderr and "did you mean 'workspace'?" in result.stderr
+    assert "needs 'workspace'" not in result.stderr
+
+
 def test_a_need_of_a_project_without_resource_factories_is_a_warning(runner: CliRunner, tmp_path: Path) -> None:
     root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=_needing("database"))
 

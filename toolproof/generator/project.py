@@ -366,11 +366,13 @@ def provided_resources(config: ProjectConfig) -> tuple[frozenset[str], tuple[str
     (setting ``resources``, and the built-in one when the project includes built-in tool sets, as
     ``toolbox.resource_factories`` lists them) is called only by a host, with its options, and may
     open files or connections, so lint never calls one. It reads instead each factory's module and
-    the modules it imports from the project's source roots (and toolproof's built-in tools), and takes
-    every class there that names a ``resource`` as a string. Other installed packages are not read:
-    a resource class of one is not seen. None when the names cannot be known so: a factory lies
-    outside them, or a class computes its name.
+    the modules it imports from the project's source roots, and takes every class there that names a
+    ``resource`` as a string. toolproof's own modules are not read: the built-in factory's names are
+    ``BUILTIN_RESOURCE_NAMES``, which a module importing one of the built-in tools' modules may supply
+    too. Other installed packages are not read: a resource class of one is not seen. None when the
+    names cannot be known so: a factory lies outside them, or a class computes its name.
     """
+    from toolproof.runtime.host import BUILTIN_RESOURCE_NAMES, BUILTIN_RESOURCES
     from toolproof.runtime.registry import module_file
     from toolproof.runtime.toolbox import resource_factories
 
@@ -384,6 +386,11 @@ def provided_resources(config: ProjectConfig) -> tuple[frozenset[str], tuple[str
         if module in seen:
             continue
         seen.add(module)
+        if module == BUILTIN_RESOURCES.partition(":")[0] or module.startswith("toolproof.builtin."):
+            names |= BUILTIN_RESOURCE_NAMES
+            continue
+        if module == "toolproof" or module.startswith("toolproof."):
+            continue  # toolproof's runtime defines no resource
         if len(seen) > _MOST_MODULES:
             return None
         known, path = module_file(module, roots)
@@ -393,55 +400,53 @@ def provided_resources(config: ProjectConfig) -> tuple[frozenset[str], tuple[str
             tree = ast.parse(path.read_bytes(), str(path))
         except (OSError, SyntaxError, ValueError):
             return None
-        classes = _resource_classes(tree)
-        if classes is None:
+        scanned = _scan(tree, module, is_package=path.name == "__init__.py")
+        if scanned is None:
             return None
+        classes, imports = scanned
         names |= classes
-        for imported in _imports(tree, module, is_package=path.name == "__init__.py"):
+        for imported in imports:
+            if imported.startswith("toolproof."):
+                pending.append(imported)
+                continue
             _, source = module_file(imported, roots)
-            if source is not None and (
-                imported.startswith("toolproof.builtin.") or any(root in source.parents for root in roots)
-            ):
+            if source is not None and any(root in source.parents for root in roots):
                 pending.append(imported)
     return frozenset(names), factories
 
 
-def _resource_classes(tree: ast.Module) -> set[str] | None:
-    """The ``resource`` name of each class in ``tree`` that gives one; None when one is not a literal string."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ClassDef):
-            continue
-        for statement in node.body:
-            if isinstance(statement, ast.Assign):
-                targets, value = statement.targets, statement.value
-            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-                targets, value = [statement.target], statement.value
-            else:
-                continue
-            if any(isinstance(t, ast.Name) and t.id == "resource" for t in targets):
-                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-                    return None
-                names.add(value.value)
-    return names
+def _scan(tree: ast.Module, module: str, *, is_package: bool) -> tuple[set[str], list[str]] | None:
+    """The ``resource`` name of each class in ``tree`` (the source of ``module``) and every module it imports.
 
-
-def _imports(tree: ast.Module, module: str, *, is_package: bool) -> list[str]:
-    """Every module ``tree`` (the source of ``module``) imports, and each name imported from one as a module."""
+    An imported name counts as a module too (``from pkg import db``). None when a class computes its name.
+    """
     package = module if is_package else module.rpartition(".")[0]
-    found: list[str] = []
+    names: set[str] = set()
+    imports: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
+            imports += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parent = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
                 base = ".".join([*parent, *([base] if base else [])])
             if base:
-                found.append(base)
-                found += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
-    return found
+                imports.append(base)
+                imports += [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"]
+        elif isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.Assign):
+                    targets, value = statement.targets, statement.value
+                elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                    targets, value = [statement.target], statement.value
+                else:
+                    continue
+                if any(isinstance(t, ast.Name) and t.id == "resource" for t in targets):
+                    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                        return None
+                    names.add(value.value)
+    return names, imports
 
 
 def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:

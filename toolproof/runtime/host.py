@@ -18,10 +18,20 @@ from typing import Any
 
 from toolproof.runtime.errors import RegistryError
 
-__all__ = ["BUILTIN_RESOURCES", "TEST_FOLDER_ENV", "HostOptions", "ResourceFactory", "build_resources"]
+__all__ = [
+    "BUILTIN_RESOURCES",
+    "BUILTIN_RESOURCE_NAMES",
+    "TEST_FOLDER_ENV",
+    "HostOptions",
+    "ResourceFactory",
+    "build_resources",
+]
 
 BUILTIN_RESOURCES = "toolproof.builtin.handlers._resources:resources"
 """The resource factory of the built-in file and skill tools."""
+
+BUILTIN_RESOURCE_NAMES = frozenset({"audit", "skill_gate", "skills", "workspace"})
+"""The names of the resources that factory can supply (lint takes them from here instead of reading its source)."""
 
 TEST_FOLDER_ENV = "TOOLPROOF_TEST_FOLDER"
 """The example's test folder, given to a server `toolproof conform` starts; a toolproof host reads it as `folder`."""
