@@ -6,7 +6,8 @@ The tree::
      ├── ToolError          a catalogued failure of one call; carries a code the model reads
      ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
      ├── FileAccessError    the file layer refused or failed a path (see toolproof.builtin.files.access)
-     └── GateSecretError    the skill gate's secret is missing, empty or too short (see toolproof.builtin.skills.gate)
+     ├── GateSecretError    the skill gate's secret is missing, empty or too short (see toolproof.builtin.skills.gate)
+     └── GateDocumentError  the skill gate's document cannot be read now; the gated tool refuses every call
 
 A handler fails only by raising ``ToolError`` through the typed factories that
 ``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).

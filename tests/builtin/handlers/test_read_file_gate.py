@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,9 +11,11 @@ import pytest
 
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.handlers import read_file
-from toolproof.builtin.skills.gate import SkillGate
+from toolproof.builtin.skills.gate import SkillGate, builtin_dir
 from toolproof.builtin.skills.resources import SkillGates
 from toolproof.runtime.context import Resources, ToolContext
+from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.registry import bind
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -68,3 +71,38 @@ def test_the_skill_token_reaches_a_text_only_caller(tmp_path: Path) -> None:
     result = runtime.call("read_file", {"path": "a.txt", "skillToken": token}, session="s1")
 
     assert result.ok and result.text == "1\talpha"
+
+
+def test_the_gates_document_vanishing_under_a_running_host_refuses_every_read_until_it_is_back_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    documents = tmp_path / "documents"
+    shutil.copytree(builtin_dir(), documents)
+    skill = documents / "read_file" / "SKILL.md"
+    original = skill.read_bytes()
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    runtime = Runtime(
+        bind(load_specs(modules=("read_file",)), check_extra=False),
+        resources=[SkillGates(b"k", documents=documents), Workspace.of([tmp_path])],
+    )
+    token = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"}, session="s").output["skillToken"]
+    expected = (
+        "builtin://read_file/SKILL.md cannot be read on this host ({reason}), and without it no skillToken can be "
+        "made or checked: every read_file call is refused until it can."
+    )
+
+    with caplog.at_level("DEBUG"):
+        skill.unlink()
+        gone = runtime.call("read_file", {"path": "a.txt", "skillToken": token}, session="s")
+        gone_document = runtime.call("read_file", {"path": "builtin://read_file/SKILL.md"}, session="s")
+        skill.write_bytes(original.replace(b"Read File", b"Read \xff File"))
+        damaged = runtime.call("read_file", {"path": "a.txt", "skillToken": token}, session="s")
+        skill.write_bytes(original)
+        back = runtime.call("read_file", {"path": "a.txt", "skillToken": token}, session="s")
+
+    for refused, reason in ((gone, "no such file or directory"), (gone_document, "no such file or directory")):
+        assert refused.error is not None and refused.error.code == "skill_document_unreadable"
+        assert refused.error.message == expected.format(reason=reason)
+    assert damaged.error is not None and damaged.error.message == expected.format(reason="it is not UTF-8 text")
+    assert back.ok and back.text == "1\talpha"
+    assert not [record for record in caplog.records if record.levelname == "ERROR" or record.exc_info]

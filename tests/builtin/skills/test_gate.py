@@ -14,6 +14,7 @@ from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.skills.gate import (
     KEY_BYTES,
     MIN_ENV_SECRET_BYTES,
+    GateDocumentError,
     GateSecretError,
     GateSpec,
     SkillGate,
@@ -341,3 +342,20 @@ def test_a_key_file_that_is_no_regular_file_is_a_clear_error_at_once(
         default_secret()
 
     assert str(info.value).startswith(f"the gate key file {key} can be neither read nor made")
+
+
+def test_a_gate_whose_document_cannot_be_read_raises_its_own_error_for_tokens_and_checks(folder: Path) -> None:
+    gate = SkillGate(SPEC, b"secret", folder)
+    token = gate.token("s")
+    (folder / "tool" / "SKILL.md").unlink()
+
+    with pytest.raises(GateDocumentError) as made:
+        gate.token("s")
+    with pytest.raises(GateDocumentError):
+        gate.check({"token": token}, "s")
+
+    assert made.value.document == "builtin://tool/SKILL.md"
+    assert (
+        str(made.value) == "the skill gate's document builtin://tool/SKILL.md cannot be read: no such file or directory"
+    )
+    assert gate.check({}, "s") == "missing"  # refused all the same

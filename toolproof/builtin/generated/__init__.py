@@ -4,7 +4,7 @@
 # source: toolproof/builtin/contracts/get_skill.yaml
 # sha256: 57bd96d548484c243fc14e2dd8ed7e77aa99b27100c895be6882be79630fe2ce
 # source: toolproof/builtin/contracts/read_file.yaml
-# sha256: 1d17b73b4f9680a37bb12e1ac9338306cbeeb70844362570390769098fa8c50b
+# sha256: c70a409c2987edca394f30c60016cf0410014453679cdc7d5cc880b9e61275d2
 # source: toolproof/builtin/contracts/read_file_in_skill.yaml
 # sha256: 07ba14fe94aae9418e89482e3ee7ae286ec052771ab3149143ebc4fa6c10d91b
 # source: toolproof/builtin/contracts/read_skill.yaml

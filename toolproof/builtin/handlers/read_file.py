@@ -2,7 +2,8 @@
 
 The skill gate comes first: a call that reads ``builtin://read_file/SKILL.md``
 gets its text and the ``skillToken``; every other call must carry the current
-token for its session (``toolproof.builtin.skills.gate``).
+token for its session (``toolproof.builtin.skills.gate``). While that SKILL.md
+cannot be read, every call is refused with ``skill_document_unreadable``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from toolproof.builtin.files.decoding import DecodeError
 from toolproof.builtin.files.reading import LineWindow, read_lines, window_from_text
 from toolproof.builtin.files.workspace import Workspace, symlink_policy
 from toolproof.builtin.generated import read_file as contract
-from toolproof.builtin.skills.gate import BUILTIN_SCHEME
+from toolproof.builtin.skills.gate import BUILTIN_SCHEME, GateDocumentError
 from toolproof.builtin.skills.resources import SkillGates
 from toolproof.runtime import ToolContext, ToolError
 from toolproof.runtime.errors import shown
@@ -191,14 +192,17 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     document = None
     digest = b""
     if gate is not None:
-        if gate.is_document_read(args):
-            document, digest = gate.versioned_document()  # the token below is for exactly this text
-        else:
-            verdict = gate.check(args, ctx.session)
-            if verdict == "missing":
-                raise contract.skill_token_required()
-            if verdict == "invalid":
-                raise contract.skill_token_invalid()
+        try:
+            if gate.is_document_read(args):
+                document, digest = gate.versioned_document()  # the token below is for exactly this text
+            else:
+                verdict = gate.check(args, ctx.session)
+                if verdict == "missing":
+                    raise contract.skill_token_required()
+                if verdict == "invalid":
+                    raise contract.skill_token_invalid()
+        except GateDocumentError as exc:  # deleted or damaged under a running host: no read until it is back
+            raise contract.skill_document_unreadable(reason=exc.reason) from None
     if path.startswith(BUILTIN_SCHEME):
         if document is None:  # only the gated SKILL.md is served
             raise contract.outside_allowed(path=shown(path))

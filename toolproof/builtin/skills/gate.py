@@ -26,6 +26,11 @@ The secret, and how short it may be:
   file shorter than 32 bytes is replaced by a fresh one.
 
 No token is ever made with an empty key.
+
+The gate fails closed: while its document cannot be read (deleted, unreadable,
+or no longer UTF-8 under a running host), no token can be made or checked, and
+every use raises ``GateDocumentError``, which the gated tool answers with its
+catalogued refusal; reads resume once the document can be read again.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ __all__ = [
     "KEY_HEX_ENV",
     "MIN_ENV_SECRET_BYTES",
     "SECRET_ENV",
+    "GateDocumentError",
     "GateSecretError",
     "GateSpec",
     "SkillGate",
@@ -78,6 +84,18 @@ _MAX_TOKENS: Final = 1024
 
 class GateSecretError(ToolproofError, ValueError):
     """The gate's secret is empty or too short, or its key file cannot be read or made."""
+
+
+class GateDocumentError(ToolproofError):
+    """The gated document cannot be read now (missing, unreadable, not UTF-8): no token is made or accepted.
+
+    ``reason`` says why in a few words, naming no host path, so a tool may hand it to a model.
+    """
+
+    def __init__(self, document: str, reason: str) -> None:
+        super().__init__(f"the skill gate's document {document} cannot be read: {reason}")
+        self.document = document
+        self.reason = reason
 
 
 Verdict = Literal["ok", "missing", "invalid"]
@@ -239,6 +257,11 @@ def _make_key(key: Path) -> bytes:
         return fresh
 
 
+def _why(exc: OSError) -> str:
+    """Why a read failed, in the words of the system, without the path (which is the host's)."""
+    return (exc.strerror or type(exc).__name__).lower()
+
+
 def _read_bytes(path: Path) -> bytes:
     """The whole file at ``path``, as ``Path.read_bytes`` reads it, without building a file object (9 us, not 14).
 
@@ -280,7 +303,11 @@ class SkillGate:
         self._tokens = {}
 
     def document(self) -> str:
-        """The SKILL.md's current text."""
+        """The SKILL.md's current text.
+
+        Raises:
+            GateDocumentError: it cannot be read now.
+        """
         return self._current()[0]
 
     def read_document(self) -> str:
@@ -293,7 +320,11 @@ class SkillGate:
         return _read_bytes(self._path).decode("utf-8")
 
     def versioned_document(self) -> tuple[str, bytes]:
-        """(text, digest) of one version of the SKILL.md: pass the digest to ``token`` so both agree."""
+        """(text, digest) of one version of the SKILL.md: pass the digest to ``token`` so both agree.
+
+        Raises:
+            GateDocumentError: it cannot be read now.
+        """
         return self._current()
 
     def _current(self) -> tuple[str, bytes]:
@@ -302,14 +333,23 @@ class SkillGate:
         The bytes are read and hashed every time: an edit that keeps the size
         and lands in the same time-stamp tick is still seen. Only the decoding
         is cached, keyed on the hash.
+
+        Raises:
+            GateDocumentError: it cannot be read now, or is not UTF-8.
         """
         import hashlib  # here: hashlib and hmac load OpenSSL, ~3 ms of every host's start-up; the first use pays it
 
-        data = _read_bytes(self._path)
+        try:
+            data = _read_bytes(self._path)
+        except OSError as exc:
+            raise GateDocumentError(self.spec.document, _why(exc)) from None
         digest = hashlib.sha256(data).digest()
         with self._lock:
             if digest != self._digest:
-                self._text = data.decode("utf-8")
+                try:
+                    self._text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise GateDocumentError(self.spec.document, "it is not UTF-8 text") from None
                 self._digest = digest
             return self._text, digest
 
@@ -318,6 +358,7 @@ class SkillGate:
 
         Raises:
             GateSecretError: the gate has no secret (a token made with an empty key could be forged by anyone).
+            GateDocumentError: no digest was given, and the SKILL.md cannot be read now.
         """
         if not self._secret:
             raise GateSecretError("the skill gate has no secret; no token is made with an empty key")
@@ -343,7 +384,11 @@ class SkillGate:
         return args.get(self.spec.path_argument) == self.spec.document
 
     def check(self, args: Mapping[str, Any], session: str | None) -> Verdict:
-        """Whether a call carries the current token for its session."""
+        """Whether a call carries the current token for its session.
+
+        Raises:
+            GateDocumentError: the call carries a token, and the SKILL.md cannot be read now (so none is current).
+        """
         given = args.get(self.spec.token_argument)
         if not given:
             return "missing"
