@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import http.client
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +32,7 @@ from hypothesis import strategies as st
 
 from tests.ports import free_port
 from toolproof.runtime.serve import http as http_module
+from toolproof.runtime.serve import http_server
 from toolproof.runtime.serve.http import Budget, Calls, HttpApp, HttpLimits, _json_pieces
 from toolproof.runtime.serve.http_server import BACKLOG, MAX_HEAD_BYTES, affordable_connections
 from toolproof.runtime.toolbox import builtin_runtime
@@ -278,6 +281,72 @@ def test_a_body_too_large_by_its_content_length_gets_413_at_once(
     assert b"connection: close" in answer.split(b"\r\n\r\n", 1)[0]
     assert _body_of(answer) == expected
     assert took < HANG / 2
+
+
+@pytest.mark.parametrize("path", ["/tools/read_file_in_skill", "/mcp"])
+def test_a_refused_large_body_ends_in_a_413_the_client_reads_not_a_reset(
+    skills: Path, tmp_path: Path, path: str
+) -> None:
+    """A client that writes its whole 16 MB body before it reads (http.client) used to get a broken pipe."""
+    body = json.dumps({"skill_name": "big", "file_path": "t" * 16_000_000}).encode("utf-8")
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    with _server(skills, tmp_path) as port:
+        statuses = []
+        for _ in range(3):
+            client = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
+            try:
+                client.request("POST", path, body, headers)
+                response = client.getresponse()
+                statuses.append((response.status, response.getheader("connection"), len(response.read())))
+            finally:
+                client.close()
+        after = _call(port, "small.txt")  # and the server serves on
+
+    assert [(status, connection) for status, connection, _ in statuses] == [(413, "close")] * 3
+    assert all(size > 0 for _, _, size in statuses)
+    assert after[0] == 200
+
+
+def test_a_client_sending_forever_after_a_413_is_cut_off_after_the_drain_bytes(skills: Path, tmp_path: Path) -> None:
+    """The rest of a refused body is read and dropped up to a bound of bytes, then the connection closes."""
+    piece = b" " * (1 << 20)
+    sent = 0
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(_head("POST", "/tools/read_file_in_skill", 1 << 40) + b"{")
+        try:
+            while sent < 4 * http_server._DRAIN_BYTES:
+                sock.sendall(piece)
+                sent += len(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        answer = _read_all(sock)
+
+    assert http_server._DRAIN_BYTES <= sent < 2 * http_server._DRAIN_BYTES  # the kernel's buffers hold the rest
+    assert answer.startswith(b"HTTP/1.1 413 ") or answer == b""  # read, unless the reset came first
+
+
+def test_a_client_trickling_forever_after_a_413_is_cut_off_after_the_drain_time_and_holds_no_one_up(
+    skills: Path, tmp_path: Path
+) -> None:
+    """The rest of a refused body is dropped for at most a bounded time; other requests are served meanwhile."""
+    with _server(skills, tmp_path) as port, socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
+        sock.sendall(_head("POST", "/tools/read_file_in_skill", 1 << 40) + b"{")
+        start = time.monotonic()
+        ended = None
+        served = None
+        try:
+            while time.monotonic() - start < HANG:
+                sock.sendall(b" " * 1024)
+                time.sleep(0.05)
+                if served is None:
+                    served = _call(port, "small.txt")[0]
+        except (BrokenPipeError, ConnectionResetError):
+            ended = time.monotonic() - start
+        answer = _read_all(sock)
+
+    assert served == 200
+    assert ended is not None and http_server._DRAIN_SECONDS - 0.5 < ended < http_server._DRAIN_SECONDS + 3
+    assert answer.startswith(b"HTTP/1.1 413 ") or answer == b""
 
 
 def test_pipelined_requests_are_answered_in_order_on_one_connection(skills: Path, tmp_path: Path) -> None:
@@ -761,3 +830,34 @@ def test_one_worker_says_where_it_serves_on_stderr_as_many_do(skills: Path, tmp_
             time.sleep(0.05)
 
         assert log.read_text(encoding="utf-8").splitlines()[0] == f"toolproof: serving http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_stops_serve_http_gracefully_with_status_0_with_one_worker_as_with_two(
+    skills: Path, tmp_path: Path, workers: str
+) -> None:
+    """One worker exited 143 (uvicorn raised the SIGTERM again once stopped) where two exited 0."""
+    port = free_port()
+    command = [sys.executable, "-m", "toolproof", "serve", "http", "--skills", str(skills), "--allow-host", "test"]
+    command += ["--workers", workers]
+    proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + HANG
+        while True:
+            assert proc.poll() is None, proc.communicate()[1].decode()
+            try:
+                if _request(port, "GET", "/openapi.json", b"", timeout=1)[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+    assert proc.returncode == 0, stderr.decode()
+    assert b"Traceback" not in stderr

@@ -55,7 +55,12 @@ def _instances() -> dict[str, object]:
         protocol = HttpToolsProtocol(config, ServerState(), {})
         protocol.connection_made(_Transport())
         protocol.data_received(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")  # the request in hand, its app not yet run
-        found = {"HttpToolsProtocol": protocol, "RequestResponseCycle": protocol.cycle, "FlowControl": protocol.flow}
+        found = {
+            "HttpToolsProtocol": protocol,
+            "RequestResponseCycle": protocol.cycle,
+            "FlowControl": protocol.flow,
+            "Server": uvicorn.Server(config),
+        }
         while protocol.tasks:  # its answer
             await asyncio.sleep(0)
         protocol.connection_lost(None)
@@ -81,4 +86,4 @@ def test_every_uvicorn_internal_the_guarded_protocol_relies_on_exists_on_the_ins
 
 
 def test_the_internals_are_checked_on_the_classes_guarded_extends() -> None:
-    assert set(UVICORN_INTERNALS) == {"HttpToolsProtocol", "RequestResponseCycle", "FlowControl"}
+    assert set(UVICORN_INTERNALS) == {"HttpToolsProtocol", "RequestResponseCycle", "FlowControl", "Server"}

@@ -354,12 +354,10 @@ def test_a_foreign_origin_gets_403_and_a_foreign_host_421_but_loopback_passes(se
     assert local[0] == 200 and json.loads(local[2])["result"]["resultType"] == "complete"
 
 
-def _raw_status(port: int, head_lines: list[str]) -> int:
-    """The status of one request sent as these raw head lines (each header as written, repeats included)."""
+def _raw_status(port: int, head_lines: list[str], target: str = "/openapi.json", version: str = "HTTP/1.1") -> int:
+    """The status of one request for ``target`` sent as these raw head lines (each as written, repeats included)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(
-            ("\r\n".join(["GET /openapi.json HTTP/1.1", *head_lines, "Connection: close"]) + "\r\n\r\n").encode()
-        )
+        sock.sendall(("\r\n".join([f"GET {target} {version}", *head_lines, "Connection: close"]) + "\r\n\r\n").encode())
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
@@ -391,6 +389,39 @@ def test_a_gated_header_sent_twice_is_refused_with_400(server: Server, head: lis
 )
 def test_a_malformed_host_or_origin_is_not_read_as_loopback(server: Server, head: list[str]) -> None:
     assert _raw_status(server.port, head) in (403, 421)
+
+
+@pytest.mark.parametrize(
+    ("target", "head", "status"),
+    [
+        ("http://evil.example/openapi.json", ["Host: 127.0.0.1"], 421),
+        ("http://evil.example:80/openapi.json", ["Host: localhost"], 421),
+        ("https://evil.example/openapi.json", ["Host: 127.0.0.1", "Host: 127.0.0.1"], 421),
+        ("http://127.0.0.1@evil.example/openapi.json", ["Host: 127.0.0.1"], 421),
+        ("http://127.0.0.1/openapi.json", ["Host: evil.example"], 200),
+        ("http://localhost:1/openapi.json", [], 200),
+    ],
+)
+def test_an_absolute_form_target_naming_another_host_is_refused_though_the_host_header_is_loopback(
+    server: Server, target: str, head: list[str], status: int
+) -> None:
+    """RFC 9112 §3.2.2: the target's authority, not the Host header, names the host asked for."""
+    assert _raw_status(server.port, head, target) == status
+
+
+@pytest.mark.parametrize(
+    ("target", "head", "version"),
+    [
+        ("/healthz", ["Host: evil.example"], "HTTP/1.1"),
+        ("/healthz", [], "HTTP/1.0"),
+        ("http://evil.example/healthz", ["Host: 127.0.0.1"], "HTTP/1.1"),
+    ],
+)
+def test_healthz_answers_whatever_host_a_load_balancer_probes_with_and_says_nothing_more(
+    server: Server, target: str, head: list[str], version: str
+) -> None:
+    """Deliberate (see app.py): HAProxy probes with no Host, Kubernetes with the pod's address."""
+    assert _raw_status(server.port, head, target, version) == 200
 
 
 def test_loopback_hosts_with_and_without_a_port_pass_the_gates(server: Server) -> None:

@@ -23,7 +23,8 @@ The secret, and how short it may be:
   random bytes (``KEY_BYTES``), made atomically (written to a temporary file
   beside it, synced, then renamed into place under a lock), so a process that
   starts at the same moment reads the whole key, never an empty one. A key
-  file shorter than 32 bytes is replaced by a fresh one.
+  file shorter than 32 bytes is replaced by a fresh one; one that other users
+  may read is used with a warning naming it and ``chmod 600``.
 
 No token is ever made with an empty key.
 
@@ -46,6 +47,7 @@ from typing import Any, Final, Literal
 
 from toolproof.runtime.errors import ToolproofError
 from toolproof.runtime.regular import NotRegular, TooLarge, read_regular
+from toolproof.runtime.secret_files import warn_if_shared
 
 __all__ = [
     "BUILTIN_SCHEME",
@@ -197,7 +199,8 @@ def default_secret() -> bytes:
 def _read_key(key: Path) -> bytes | None:
     """The key in ``key``, or None when there is none yet or it is too short to use.
 
-    Read without following a link or waiting on a FIFO, and only when it is a regular file.
+    Read without following a link or waiting on a FIFO, and only when it is a regular file; used with a
+    warning (once) when other users may read it (``warn_if_shared``).
 
     Raises:
         OSError: it cannot be read, or is no regular file.
@@ -208,7 +211,10 @@ def _read_key(key: Path) -> bytes | None:
         return None
     except (NotRegular, TooLarge) as exc:
         raise OSError(str(exc)) from None
-    return data if len(data) >= KEY_BYTES else None
+    if len(data) < KEY_BYTES:
+        return None
+    warn_if_shared(key, "the skill gate's key file")  # anyone who reads it can forge tokens
+    return data
 
 
 @contextlib.contextmanager

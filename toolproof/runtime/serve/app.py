@@ -30,7 +30,13 @@ page may read. A request without ``Origin`` gets no CORS headers; a refused
 origin still gets 403.
 
 ``/healthz`` answers 200 ``{"status":"ok"}`` to any GET, unauthenticated, so a
-load balancer can probe it; it says nothing about the tools. Refusals are
+load balancer can probe it; it says nothing about the tools. It passes no gate,
+the Host gate included, on purpose: probes come with no ``Host`` (HAProxy's
+default check is HTTP/1.0) or name an address no allow-list knows ahead (the
+pod's IP, from Kubernetes), and a fixed answer that takes no input tells a
+DNS-rebinding page only that a server is up. The Host gate judges the authority
+of an absolute-form target (``GET http://evil.example/x``) in place of the
+``Host`` header: the server puts it there (``http_server``). Refusals are
 logged at INFO with the offending header made printable and cut short; a
 token never reaches the log, right or wrong.
 """
@@ -50,6 +56,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from toolproof.runtime.printable import one_line, printable
+from toolproof.runtime.secret_files import warn_if_shared
 from toolproof.runtime.serve.http import (
     HttpApp,
     HttpLimits,
@@ -187,8 +194,11 @@ class Security:
         return matched and scheme.lower() == "bearer"
 
 
-def load_tokens(path: Path | None, environ: dict[str, str] | None = None) -> list[str]:
+def load_tokens(path: Path | None, environ: dict[str, str] | None = None, *, warn: bool = True) -> list[str]:
     """The bearer tokens from ``TOOLPROOF_AUTH_TOKENS`` (comma-separated) and ``path`` (one a line, ``#`` comments).
+
+    A file other users may read is used, with a warning naming it and ``chmod 600`` (``warn_if_shared``),
+    unless ``warn`` is False (a ``serve --workers`` worker: its supervisor has warned).
 
     Raises:
         OSError: the file cannot be read.
@@ -197,6 +207,8 @@ def load_tokens(path: Path | None, environ: dict[str, str] | None = None) -> lis
     env = os.environ if environ is None else environ
     tokens = [token.strip() for token in env.get(TOKENS_ENV, "").split(",") if token.strip()]
     if path is not None:
+        if warn:
+            warn_if_shared(path, "the auth token file")
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 tokens.append(line.strip())

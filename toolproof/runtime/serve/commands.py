@@ -168,8 +168,11 @@ def _server_or_exit(build: Callable[[], T]) -> T:
         sys.exit(1)
 
 
-def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) -> LimitedApp:
-    """MCP at /mcp, the REST routes and /healthz as one app, within the limits and gates of ``options``."""
+def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], *, worker: bool = False) -> LimitedApp:
+    """MCP at /mcp, the REST routes and /healthz as one app, within the limits and gates of ``options``.
+
+    A ``worker`` of ``serve --workers`` does not warn of a shared token file again: its supervisor has.
+    """
     from toolproof.runtime.serve.app import Security, ToolproofApp, load_tokens
     from toolproof.runtime.serve.http import HttpApp
     from toolproof.runtime.serve.limits import HttpLimits
@@ -179,7 +182,7 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any]) 
 
     import_compiler()  # now: the first request should not wait for it
     try:
-        tokens = load_tokens(options["auth_tokens"])
+        tokens = load_tokens(options["auth_tokens"], warn=not worker)
     except (OSError, ValueError) as exc:
         raise click.UsageError(f"auth tokens: {exc}") from None
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
@@ -253,7 +256,7 @@ def serve_worker() -> None:
     project = None if served["project"] is None else Path(served["project"])
     config = project_or_exit(project)
     runtime = runtime_or_exit(config, tuple(served["workspace"]), tuple(served["skills"]), served["toolset"])
-    app = _http_app(config, runtime, options)
+    app = _http_app(config, runtime, options, worker=True)
     watch_supervisor()
     try:
         serve_app(app, host=options["host"], port=options["port"], reuse_port=True)

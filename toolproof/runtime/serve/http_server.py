@@ -23,6 +23,19 @@ protocol, extended here, adds what is missing:
   ``Retry-After`` and closed. Half-sent requests thus cannot keep out a client
   that sends its request whole, and descriptors remain for the files the calls
   open;
+- a **lingering close**: an answer that ends the connection before the
+  request has come whole (413 for a body too large, 408 for one too slow,
+  on the REST routes and on ``/mcp``) is followed by the end of what the
+  server sends, and what the client still sends is read and dropped, for at
+  most ``_DRAIN_BYTES`` and ``_DRAIN_SECONDS``, before the connection closes:
+  closing a socket with unread data resets it, and a client still sending its
+  body lost the answer to a broken pipe. Such a connection gives way to a new
+  one as a half-sent request does;
+- the **authority of an absolute-form target** (``GET http://evil.example/x``)
+  takes the place of the ``Host`` header, as RFC 9112 §3.2.2 asks of an
+  origin server: uvicorn keeps only the target's path, and the app's Host
+  gate (``toolproof.runtime.serve.app``) would have judged a loopback ``Host``
+  while the request named another host;
 - a **send timeout**: a client that stops reading a response for
   ``send_timeout`` seconds is dropped, so it cannot hold the response's memory.
   When a client goes, dropped or not, the request being answered is told so
@@ -69,12 +82,14 @@ import functools
 import logging
 import os
 import resource
+import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from types import MappingProxyType
+from types import FrameType, MappingProxyType
 from typing import Any, ClassVar, Final, Protocol
+from urllib.parse import urlsplit
 
 import orjson
 from uvicorn.protocols.http.flow_control import FlowControl
@@ -109,6 +124,10 @@ _SPARE_DESCRIPTORS: Final = 64
 """Descriptors kept for the process itself: the listening socket, the event loop, logs, imports."""
 _MAX_LINGERING: Final = 64
 _LINGER_SECONDS: Final = 1.0
+_DRAIN_BYTES: Final = 64 * 1024 * 1024
+"""What a client may still send after an answer that closes its connection, read and dropped so it reads the answer."""
+_DRAIN_SECONDS: Final = 5.0
+"""How long what a client still sends after such an answer is read and dropped, at most (as nginx's lingering close)."""
 BACKLOG: Final = 128
 """Connections the kernel queues before they are accepted, and so the most one burst of accepts opens at once."""
 
@@ -120,7 +139,9 @@ UVICORN_INTERNALS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "cycle",
             "flow",
             "pipeline",
+            "scope",
             "transport",
+            "url",
             # methods extended, or called
             "connection_made",
             "connection_lost",
@@ -137,11 +158,20 @@ UVICORN_INTERNALS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "pause_writing",
             "resume_writing",
         ),
-        "RequestResponseCycle": ("disconnected", "message_event", "more_body", "response_complete", "response_started"),
+        "RequestResponseCycle": (
+            "disconnected",
+            "message_event",
+            "more_body",
+            "response_complete",
+            "response_started",
+            "transport",  # replaced, so that its close after a whole answer lingers
+        ),
         "FlowControl": ("read_paused", "pause_reading", "resume_reading"),
+        "Server": ("handle_exit", "should_exit", "started", "startup"),
     }
 )
-"""The names of uvicorn's httptools protocol, request cycle and flow control that ``_Guarded`` relies on, by class.
+"""The names of uvicorn's httptools protocol, request cycle, flow control and server that ``_Guarded`` and ``serve``
+rely on, by class.
 
 None is public API: a release that moves one breaks the limits above, so a test checks each on the installed
 release (``tests/runtime/serve/test_http_server.py``), and pyproject admits only releases it has passed on."""
@@ -181,6 +211,23 @@ class _Flow(FlowControl):
             super().resume_reading()
 
 
+class _CycleTransport:
+    """The transport as uvicorn's request cycles see it: the same, but for ``close``, which is ``_Guarded``'s.
+
+    A cycle closes the connection after an answer that says ``connection: close``; the protocol decides
+    whether to close at once or to read and drop the rest of the request first (``_Guarded._close_answered``).
+    """
+
+    def __init__(self, transport: asyncio.Transport, close: Callable[[], None]) -> None:
+        self._transport = transport
+        self.write = transport.write  # bound once: a cycle writes every answer through these
+        self.is_closing = transport.is_closing
+        self.close = close
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class _Guarded(HttpToolsProtocol):
     """uvicorn's httptools protocol with the limits above: on heads, connections, slow readers and pipelining."""
 
@@ -215,6 +262,11 @@ class _Guarded(HttpToolsProtocol):
         """Bytes of the current request's body yet to be parsed, as its ``Content-Length`` declares them."""
         self._answering: RequestResponseCycle | None = None
         """The request being answered (uvicorn's ``cycle`` is the last one parsed, which may wait behind it)."""
+        self._draining: int | None = None
+        """Bytes still dropped after an answer that closed the connection before its request came whole; None
+        when not draining."""
+        self._drain_timer: asyncio.TimerHandle | None = None
+        self._cycle_transport: _CycleTransport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if len(self.connections) >= self.limits.max_connections and not self._evict_one():
@@ -222,6 +274,7 @@ class _Guarded(HttpToolsProtocol):
             return
         super().connection_made(transport)  # type: ignore[arg-type]
         self.flow = _Flow(self.transport, self._may_read)
+        self._cycle_transport = _CycleTransport(self.transport, self._close_answered)
         self._start_head_timer()
 
     def _refuse(self, transport: asyncio.Transport) -> None:
@@ -250,6 +303,8 @@ class _Guarded(HttpToolsProtocol):
         self._stop_head_timer()
         if self._stall_timer is not None:
             self._stall_timer.cancel()
+        if self._drain_timer is not None:
+            self._drain_timer.cancel()
         answering = self._answering
         if answering is not None and not answering.response_complete:  # its next write would raise: it stops
             answering.disconnected = True
@@ -260,6 +315,11 @@ class _Guarded(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self._refused or self.transport.is_closing():
+            return
+        if self._draining is not None:  # the rest of a request answered already: dropped, up to a bound
+            self._draining -= len(data)
+            if self._draining < 0:
+                self.transport.close()
             return
         if self._refusing():  # what follows a bad head is dropped; finishing an answer resumed reading
             self.transport.pause_reading()
@@ -377,9 +437,23 @@ class _Guarded(HttpToolsProtocol):
         if self._head_timer is not None:  # a head arrived; the app times its body (waiting for it, it stays waiting)
             self._head_timer.cancel()
             self._head_timer = None
+        if b"://" in self.url[:16] and self.url[:1] != b"/":
+            self._take_target_authority()
         super().on_headers_complete()
+        if self.cycle is not None:  # (its task has not begun yet: it sees only this transport)
+            self.cycle.transport = self._cycle_transport  # type: ignore[assignment]
         if not self.pipeline or self.pipeline[0][0] is not self.cycle:  # it did not join the queue: it started
             self._answering = self.cycle
+
+    def _take_target_authority(self) -> None:
+        """Make the authority of an absolute-form target the request's one ``Host`` (RFC 9112 §3.2.2).
+
+        uvicorn hands the app the target's path alone; the Host gate must judge the host the request names.
+        A target without an authority (``http:///x``) leaves an empty ``Host``, which no allow-list holds.
+        """
+        authority = urlsplit(self.url.decode("latin-1")).netloc.encode("latin-1")
+        kept = [(name, value) for name, value in self.scope["headers"] if name != b"host"]
+        self.scope["headers"] = [*kept, (b"host", authority)]
 
     def on_body(self, body: bytes) -> None:
         if self._body_left:  # a chunked body declares no length
@@ -393,7 +467,37 @@ class _Guarded(HttpToolsProtocol):
         self._begun = False
         self._received = 0
 
+    def _close_answered(self) -> None:
+        """Close the connection after a whole answer that ends it, letting a client still sending read that answer.
+
+        When the request has come whole, the connection closes at once. Else (a
+        413 or a 408 answered before the body came) the server ends what it
+        sends, and reads and drops what the client sends, until the client
+        closes, or ``_DRAIN_BYTES`` or ``_DRAIN_SECONDS`` pass: closing with
+        unread data would reset the connection, and a client writing its body
+        would get a broken pipe and never read the answer. Meanwhile the
+        connection gives way to a new one (``_evict_one``).
+        """
+        transport = self.transport
+        if transport.is_closing():
+            return
+        answering = self._answering
+        pending = self._begun or bool(self._unparsed) or bool(self.pipeline)
+        if not pending or answering is None or not answering.response_complete or not transport.can_write_eof():
+            transport.close()
+            return
+        self._stop_head_timer()
+        self.pipeline.clear()
+        self._unparsed = _NOTHING
+        self._draining = _DRAIN_BYTES
+        transport.write_eof()
+        self._drain_timer = asyncio.get_running_loop().call_later(_DRAIN_SECONDS, transport.close)
+        self.waiting[self] = None
+        transport.resume_reading()
+
     def on_response_complete(self) -> None:
+        if self._draining is not None:  # the connection ends: no next request, no keep-alive
+            return
         following = self.pipeline[-1][0] if self.pipeline else None  # a request already in hand starts now
         super().on_response_complete()
         if self.transport.is_closing():
@@ -455,6 +559,10 @@ class _Guarded(HttpToolsProtocol):
         """Close the connection that has waited longest for its request; False when none is waiting."""
         while self.waiting:
             victim = next(iter(self.waiting))
+            if victim._draining is not None:  # answered already: what it still sends is not wanted
+                del self.waiting[victim]
+                victim.transport.close()
+                return True
             if victim._head_timer is not None or victim._body_due():
                 victim._close_waiting(_BUSY)
                 return True
@@ -557,6 +665,9 @@ def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.so
 def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) -> None:
     """Serve ``app`` on ``host:port`` until interrupted, within ``app.limits``.
 
+    SIGTERM stops it gracefully (the requests in hand are answered) and it returns, so the process exits 0 as a
+    ``serve --workers`` supervisor does; SIGINT stops it as gracefully, then is raised again, as uvicorn does.
+
     Args:
         app: the application and its limits.
         host: the address to listen on.
@@ -586,6 +697,12 @@ def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) ->
     )
 
     class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if sig == signal.SIGTERM:  # a graceful stop that ends with status 0, as ``serve --workers`` does
+                self.should_exit = True  # (uvicorn raises the signal again once stopped: status 143)
+                return
+            super().handle_exit(sig, frame)
+
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started and not reuse_port:  # a supervisor names the port for its workers
