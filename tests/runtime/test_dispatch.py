@@ -439,7 +439,7 @@ def test_a_tool_result_is_a_frozen_dataclass_built_by_position_or_by_name() -> N
     result = ToolResult("greet", {"greeting": "hi"}, None, "hi")
 
     assert result == ToolResult(tool="greet", output={"greeting": "hi"}, error=None, text="hi")
-    assert repr(result) == "ToolResult(tool='greet', output={'greeting': 'hi'}, error=None, text='hi')"
+    assert repr(result) == "ToolResult(tool='greet', output={'greeting': 'hi'}, error=None, text='hi', attached=())"
     assert replace(result, text="ho") == ToolResult("greet", {"greeting": "hi"}, None, "ho")
     with pytest.raises(FrozenInstanceError):
         result.text = "ho"  # type: ignore[misc]

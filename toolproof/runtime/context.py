@@ -19,8 +19,9 @@ transport serving the call (``ctx.progress(50, total=100)``,
 or Streamable HTTP) install a reporter around the call with ``reporting``; under
 any other (the CLI, the REST routes, provider adapters) both are silent no-ops,
 so a handler never depends on being heard. ``ctx.attach(block)`` adds an MCP
-content block (an image, audio, an embedded resource) to the result the same
-way (the documentation's contract pages, "Results beyond text").
+content block (an image, audio, an embedded resource) to the call's
+``ToolResult``, which every transport then carries as far as it can (the
+documentation's contract pages, "Results beyond text").
 """
 
 from __future__ import annotations
@@ -37,13 +38,23 @@ from toolproof.runtime.errors import RegistryError
 if TYPE_CHECKING:
     from toolproof.runtime.spec import ToolSpec
 
-__all__ = ["EnumSource", "Reporter", "ResourceCheck", "Resources", "ToolContext", "reporting", "resource_name"]
+__all__ = [
+    "EnumSource",
+    "Reporter",
+    "ResourceCheck",
+    "Resources",
+    "ToolContext",
+    "attaching",
+    "reporting",
+    "resource_name",
+]
 
 Reporter = Callable[[str, Mapping[str, Any]], None]
-"""Takes a handler's report: ``("progress", {progress, total?, message?})``, ``("message", {level, logger, data})``
-or ``("content", block)``."""
+"""Takes a handler's report: ``("progress", {progress, total?, message?})`` or
+``("message", {level, logger, data})``."""
 
 _reporter: ContextVar[Reporter | None] = ContextVar("toolproof_reporter", default=None)
+_attached: ContextVar[list[dict[str, Any]] | None] = ContextVar("toolproof_attached", default=None)
 
 
 @contextmanager
@@ -58,6 +69,20 @@ def reporting(reporter: Reporter | None) -> Iterator[None]:
         yield
     finally:
         _reporter.reset(token)
+
+
+@contextmanager
+def attaching(blocks: list[dict[str, Any]]) -> Iterator[None]:
+    """Collect into ``blocks`` the content blocks handlers attach inside this block (``ToolContext.attach``).
+
+    ``Runtime.call`` opens one around each call of a tool whose contract declares ``attaches``, and
+    puts what it collected in the ``ToolResult``; a handler called outside it attaches nowhere.
+    """
+    token = _attached.set(blocks)
+    try:
+        yield
+    finally:
+        _attached.reset(token)
 
 
 R = TypeVar("R")
@@ -194,9 +219,10 @@ class ToolContext:
     def attach(self, block: Mapping[str, Any]) -> None:
         """Add an MCP content block (``image``, ``audio``, ``resource``, ``resource_link``, ``text``) to the result.
 
-        The blocks follow the rendered text in an MCP ``CallToolResult``; transports that cannot carry
-        them (the CLI, the REST routes, provider adapters) drop them, so the structured output must
-        still say what the model needs. A no-op where no MCP transport serves the call.
+        The blocks are the ``ToolResult``'s ``attached``, and follow the rendered text in its MCP
+        ``CallToolResult`` (``to_mcp``); transports that cannot carry them (the CLI, the REST routes,
+        most provider adapters) drop them, so the structured output must still say what the model
+        needs. A no-op when the handler is called outside ``Runtime.call``.
 
         The contract must declare the kind (``attaches: [image]``), so every provider export can say what
         it drops; an undeclared kind is refused wherever the call runs, and the call ends in ``internal_error``.
@@ -212,9 +238,9 @@ class ToolContext:
                 f"tool {self.tool!r} attached a {kind!r} block, which its contract does not declare; "
                 f"add it to the contract's `attaches` ({self.spec.source})"
             )
-        reporter = _reporter.get()
-        if reporter is not None:
-            reporter("content", dict(block))
+        blocks = _attached.get()
+        if blocks is not None:
+            blocks.append(dict(block))
 
     def setting(self, name: str, default: Any = None) -> Any:
         """A contract setting read by a family of tools (``symlinks``, ``skill_gate``), or ``default``."""

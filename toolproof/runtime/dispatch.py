@@ -33,7 +33,7 @@ from typing import Any
 
 from toolproof.runtime.arguments import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, BadArguments, parse_arguments
 from toolproof.runtime.coercion import coerce_integers
-from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
+from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching
 from toolproof.runtime.errors import (
     DEFAULT_ERROR_TEXT,
     INTERNAL_ERROR,
@@ -148,8 +148,8 @@ class Runtime:
         validate_output: check every output against the contract's output schema.
         toolset: serve only the contracts of this tool set (all when None).
         max_argument_bytes: longest argument string accepted.
-        max_result_bytes: largest result handed to a transport: its rendered text and its output
-            as JSON, in UTF-8 bytes; a larger one is ``response_too_large``.
+        max_result_bytes: largest result handed to a transport: its rendered text, its output and
+            its attached blocks as JSON, in UTF-8 bytes; a larger one is ``response_too_large``.
         timeout_workers: handlers of tools with a contract ``timeout`` that may run at once
             (those that timed out and still run count); past it such a call is ``timed_out`` at once.
 
@@ -284,12 +284,15 @@ class Runtime:
         except Exception:  # a validator that cannot cope (values beyond its range)
             log_failure(_log, "validating the arguments of %s failed", printable(name))
             return self._error(spec, INVALID_ARGUMENTS, {"detail": "$: arguments cannot be validated"}, args), 0
+        # Only a contract that declares `attaches` lets its handler attach: other calls collect nothing.
+        blocks: list[dict[str, Any]] | None = [] if spec.attaches else None
         try:
             ctx = self._contexts[name] if session is None else self.context(name, session)
-            if spec.timeout is None:
-                output = tool.handler(args, ctx)
+            if blocks is not None:
+                with attaching(blocks):
+                    output = self._handle(tool, args, ctx)
             else:
-                output = self._timeouts.run(tool.handler, args, ctx, timeout=spec.timeout)
+                output = self._handle(tool, args, ctx)
         except TimedOut:
             _log.warning("%s did not finish within %s s; it runs on in the background", printable(name), spec.timeout)
             return self._error(spec, TIMED_OUT, {"seconds": spec.timeout}, args), 0
@@ -306,6 +309,14 @@ class Runtime:
             _log.error("%s returned output that cannot be written as JSON (a %s)", name, type(output).__name__)
             return self._error(spec, INTERNAL_ERROR, {}, args), 0
         output, size = writable
+        attached: list[dict[str, Any]] = []
+        if blocks:  # counted as the output is: a host is handed no more than max_result_bytes
+            writable = _as_json(blocks, self.max_result_bytes)
+            if writable is None:
+                _log.error("%s attached a content block that cannot be written as JSON", printable(name))
+                return self._error(spec, INTERNAL_ERROR, {}, args), 0
+            attached, blocks_size = writable
+            size += blocks_size
         if size > self.max_result_bytes:  # before validating or rendering what cannot be sent anyway
             return self._too_large(spec, size, args), 0
         if self.validate_output:
@@ -322,7 +333,17 @@ class Runtime:
         except Exception:
             log_failure(_log, "rendering the result of %s failed", printable(name))
             return self._error(spec, INTERNAL_ERROR, {}, args), 0
-        return ToolResult(name, output, None, text), size
+        return ToolResult(name, output, None, text, attached), size
+
+    def _handle(self, tool: BoundTool, args: Any, ctx: ToolContext) -> Any:
+        """What the handler returns: called inline, or on the timeout pool when its contract has a ``timeout``.
+
+        Raises:
+            TimedOut: the handler outlived its contract's timeout.
+        """
+        if tool.spec.timeout is None:
+            return tool.handler(args, ctx)
+        return self._timeouts.run(tool.handler, args, ctx, timeout=tool.spec.timeout)
 
     def _sealed(self, spec: ToolSpec, result: ToolResult, output_size: int) -> ToolResult:
         """``result`` with lone surrogates in its texts made U+FFFD, or ``response_too_large`` past the cap."""
@@ -339,7 +360,7 @@ class Runtime:
             return self._too_large(spec, size)
         if text is result.text and error is result.error:
             return result
-        return ToolResult(result.tool, result.output, error, text)
+        return ToolResult(result.tool, result.output, error, text, result.attached)
 
     def _too_large(self, spec: ToolSpec, size: int, args: Any = None) -> ToolResult:
         _log.warning("a result of %s was %d bytes, over the limit of %d", spec.name, size, self.max_result_bytes)

@@ -7,7 +7,8 @@ The tree::
      ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
      ├── FileAccessError    the file layer refused or failed a path (see toolproof.builtin.files.access)
      ├── GateSecretError    the skill gate's secret is missing, empty or too short (see toolproof.builtin.skills.gate)
-     └── GateDocumentError  the skill gate's document cannot be read now; the gated tool refuses every call
+     ├── GateDocumentError  the skill gate's document cannot be read now; the gated tool refuses every call
+     └── AdapterInputError  a provider adapter was handed another shape than it reads (also a TypeError)
 
 A handler fails only by raising ``ToolError`` through the typed factories that
 ``make gen`` writes for its contract (``errors.file_not_found(file_path=...)``).
@@ -35,6 +36,7 @@ __all__ = [
     "STANDARD_ERRORS",
     "TIMED_OUT",
     "UNKNOWN_TOOL",
+    "AdapterInputError",
     "RegistryError",
     "StandardError",
     "ToolError",
@@ -183,3 +185,19 @@ class RegistryError(ToolproofError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+class AdapterInputError(ToolproofError, TypeError):
+    """A provider adapter was handed another shape than the response it reads (code ``wrong_shape``).
+
+    Raised instead of answering no tool call at all: a block list passed where the message
+    belongs would otherwise read as a message that asks for nothing.
+    """
+
+    code: Final = "wrong_shape"
+
+    def __init__(self, adapter: str, expected: str, given: str) -> None:
+        super().__init__(f"{adapter}: expected {expected}; given {given}")
+        self.adapter = adapter
+        self.expected = expected
+        self.given = given

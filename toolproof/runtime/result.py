@@ -5,7 +5,7 @@ The JSON every transport speaks is read in ``json_reader`` and written and sized
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,20 +34,25 @@ class ErrorInfo:
 
 @dataclass(frozen=True, slots=True, init=False)
 class ToolResult:
-    """The outcome of one call: a structured output or a catalogued error, and the text the model reads."""
+    """The outcome of one call: a structured output or a catalogued error, the text the model reads, any blocks."""
 
     tool: str
     output: Any
     error: ErrorInfo | None
     text: str
+    attached: tuple[Mapping[str, Any], ...]
+    """The MCP content blocks the handler attached (``ctx.attach``), in order; none when the call failed."""
 
-    def __init__(self, tool: str, output: Any, error: ErrorInfo | None, text: str) -> None:
+    def __init__(
+        self, tool: str, output: Any, error: ErrorInfo | None, text: str, attached: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         # The generated __init__ of a frozen dataclass sets each field through object.__setattr__;
         # the slots' own descriptors do the same in half the time, and one is built per call.
         _SET_TOOL(self, tool)
         _SET_OUTPUT(self, output)
         _SET_ERROR(self, error)
         _SET_TEXT(self, text)
+        _SET_ATTACHED(self, attached if type(attached) is tuple else tuple(attached))
 
     @property
     def ok(self) -> bool:
@@ -64,14 +69,21 @@ class ToolResult:
         return {"role": "tool", "tool_call_id": tool_call_id, "content": self.text}
 
     def to_mcp(self) -> dict[str, Any]:
-        """An MCP ``CallToolResult``: text content, ``structuredContent`` on success, ``isError`` on failure."""
-        result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": self.error is not None}
-        if self.error is None and isinstance(self.output, dict):
-            result["structuredContent"] = self.output
+        """An MCP ``CallToolResult``, as every MCP transport of toolproof sends it.
+
+        ``content`` is the rendered text, then each attached block (a copy); ``structuredContent``
+        the output on success; ``isError`` whether the call failed. A failed call carries no blocks.
+        """
+        content: list[dict[str, Any]] = [{"type": "text", "text": self.text}]
+        result: dict[str, Any] = {"content": content, "isError": self.error is not None}
+        if self.error is None:
+            content.extend(dict(block) for block in self.attached)  # after the text, which every client reads
+            if isinstance(self.output, dict):
+                result["structuredContent"] = self.output
         return result
 
 
 # The descriptors of ToolResult's slots, which its __init__ sets the fields through.
-_SET_TOOL, _SET_OUTPUT, _SET_ERROR, _SET_TEXT = (
-    vars(ToolResult)[name].__set__ for name in ("tool", "output", "error", "text")
+_SET_TOOL, _SET_OUTPUT, _SET_ERROR, _SET_TEXT, _SET_ATTACHED = (
+    vars(ToolResult)[name].__set__ for name in ("tool", "output", "error", "text", "attached")
 )

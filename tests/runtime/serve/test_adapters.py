@@ -8,7 +8,7 @@ are validated against the SDK models for what goes back.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import AdapterInputError
 from toolproof.runtime.serve.adapters import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -220,3 +221,102 @@ def test_every_adapter_answers_a_lone_surrogate_in_the_arguments_with_writable_t
     for text in (chat[0]["content"], anthropic["content"][0]["content"]):
         text.encode("utf-8")
         assert "$.file_path: holds a lone surrogate" in text
+
+
+_CHAT = "openai_chat_tool_messages: expected a Chat Completion (with `choices`) or an assistant message; given "
+_RESPONSES = "openai_responses_outputs: expected a Responses API response (with `output`); given "
+_ANTHROPIC = "anthropic_tool_results: expected a Messages API response (a message whose `content` is a list); given "
+_GEMINI = "gemini_function_responses: expected a generateContent response (with `candidates`); given "
+
+
+@pytest.mark.parametrize(
+    ("adapter", "given", "message"),
+    [
+        (
+            anthropic_tool_results,
+            lambda: _recorded("anthropic_message.json")["content"],
+            _ANTHROPIC + "a list of 3 item(s), the first a dict with keys text, type",
+        ),
+        (anthropic_tool_results, lambda: {"role": "assistant", "content": "hi"}, _ANTHROPIC + "`content` as a str"),
+        (anthropic_tool_results, lambda: "hi", _ANTHROPIC + "a str"),
+        (
+            openai_chat_tool_messages,
+            lambda: _recorded("openai_chat_completion.json")["choices"][0]["message"]["tool_calls"],
+            _CHAT + "a list of 2 item(s), the first a dict with keys function, id, type",
+        ),
+        (openai_chat_tool_messages, lambda: None, _CHAT + "None"),
+        (
+            openai_responses_outputs,
+            lambda: _recorded("openai_response.json")["output"],
+            _RESPONSES + "a list of 1 item(s), the first a dict with keys arguments, call_id, id, name, status, type",
+        ),
+        (
+            openai_responses_outputs,
+            lambda: {"role": "assistant", "tool_calls": []},
+            _RESPONSES + "a dict with keys role, tool_calls",
+        ),
+        (
+            gemini_function_responses,
+            lambda: _recorded("gemini_response.json")["candidates"][0]["content"],
+            _GEMINI + "a dict with keys parts, role",
+        ),
+        (
+            gemini_function_responses,
+            lambda: {"candidates": {"content": {}}},
+            _GEMINI + "`candidates` as a dict with keys content",
+        ),
+    ],
+    ids=[
+        "anthropic: the content list",
+        "anthropic: string content",
+        "anthropic: a string",
+        "openai chat: the tool_calls list",
+        "openai chat: None",
+        "openai responses: the output list",
+        "openai responses: a chat message",
+        "gemini: one candidate's content",
+        "gemini: candidates not a list",
+    ],
+)
+def test_an_adapter_handed_another_shape_refuses_it_naming_what_it_expected_instead_of_answering_nothing(
+    runtime: Runtime, adapter: Callable[[Runtime, Any], Any], given: Callable[[], Any], message: str
+) -> None:
+    with pytest.raises(AdapterInputError) as refused:
+        adapter(runtime, given())
+
+    assert str(refused.value) == message
+    assert refused.value.code == "wrong_shape"
+    assert isinstance(refused.value, TypeError)
+
+
+def test_a_response_that_asks_for_no_tool_is_still_answered_with_no_result(runtime: Runtime) -> None:
+    """Only the shape is refused: a message of text alone, or a prompt Gemini blocked, holds no call."""
+    text_only = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+
+    assert anthropic_tool_results(runtime, text_only) == {"role": "user", "content": []}
+    assert openai_chat_tool_messages(runtime, {"role": "assistant", "content": "Done."}) == []
+    assert openai_responses_outputs(runtime, {"output": []}) == []
+    assert gemini_function_responses(runtime, {"promptFeedback": {"blockReason": "SAFETY"}}) == {
+        "role": "user",
+        "parts": [],
+    }
+
+
+def test_every_adapter_takes_the_providers_sdk_model_as_it_takes_the_json(runtime: Runtime) -> None:
+    from anthropic.types import Message
+    from google.genai import types
+    from openai.types.responses import Response
+
+    anthropic = _recorded("anthropic_message.json")
+    gemini = _recorded("gemini_response.json")
+    responses = _recorded("openai_response.json")
+
+    assert anthropic_tool_results(runtime, Message.model_validate(anthropic)) == anthropic_tool_results(
+        runtime, anthropic
+    )
+    assert gemini_function_responses(
+        runtime, types.GenerateContentResponse.model_validate(gemini)
+    ) == gemini_function_responses(runtime, gemini)
+    assert openai_responses_outputs(runtime, Response.model_validate(responses)) == openai_responses_outputs(
+        runtime, responses
+    )

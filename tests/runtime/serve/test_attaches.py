@@ -8,13 +8,14 @@ blocks; every other provider carries the text only, and the export lists what it
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import INTERNAL_ERROR
+from toolproof.runtime.errors import INTERNAL_ERROR, RESPONSE_TOO_LARGE
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.serve.adapters import (
     anthropic_tool_results,
@@ -22,7 +23,8 @@ from toolproof.runtime.serve.adapters import (
     mcp_tools_call,
     openai_chat_tool_messages,
 )
-from toolproof.runtime.spec import ToolSpec
+from toolproof.runtime.serve.mcp import McpServer
+from toolproof.runtime.spec import ToolSpec, load_specs
 
 PNG = "iVBORw0KGgo="
 IMAGE = {"type": "image", "data": PNG, "mimeType": "image/png"}
@@ -151,3 +153,71 @@ def test_text_only_providers_get_the_rendered_text_alone() -> None:
     assert openai_chat_tool_messages(runtime, openai)[0]["content"] == "The chart rises."
     response = gemini_function_responses(runtime, gemini)["parts"][0]["functionResponse"]["response"]
     assert response == {"output": "The chart rises."}
+
+
+def test_the_host_apis_to_mcp_carries_every_attached_block_as_the_mcp_server_sends_it() -> None:
+    """README: ``tools.call(...).to_mcp()`` is the CallToolResult; it once dropped every attached block."""
+    spec = next(s for s in load_specs() if s.name == "file-read")
+
+    def plots(args: Any, ctx: ToolContext) -> dict[str, Any]:
+        ctx.attach(IMAGE)
+        ctx.attach(RESOURCE)
+        return {"message": "done", "content": ""}
+
+    tool = BoundTool.build(replace(spec, needs=(), attaches=frozenset({"image", "resource"})), plots)
+    runtime = Runtime(tools=[tool], validate_output=False)
+    arguments = {"path": "notes.txt"}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "file-read", "arguments": arguments},
+    }
+
+    hosted = runtime.call("file-read", {"path": "notes.txt"})
+    served = McpServer(runtime, handshake=False).handle(request)
+
+    assert hosted.attached == (IMAGE, RESOURCE)
+    assert served is not None
+    assert hosted.to_mcp() == served["result"]
+    assert hosted.to_mcp()["content"][1:] == [IMAGE, RESOURCE]
+
+
+def test_to_mcp_hands_out_copies_so_a_caller_editing_them_leaves_the_result_as_it_was() -> None:
+    result = _runtime("image").call("chart", {"blocks": ["image"]})
+
+    result.to_mcp()["content"][1]["data"] = "changed"
+
+    assert result.to_mcp()["content"][1] == IMAGE
+
+
+def test_a_block_that_cannot_be_written_as_json_is_internal_error_not_a_crash_of_the_transport(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def raw(args: Any, ctx: ToolContext) -> Any:
+        ctx.attach({"type": "image", "data": b"\x89PNG", "mimeType": "image/png"})
+        return {"text": "The chart rises."}
+
+    runtime = Runtime(tools=[BoundTool.build(_spec(["image"]), raw)])
+
+    with caplog.at_level(logging.ERROR):
+        result = runtime.call("chart", {})
+
+    assert result.error is not None and result.error.code == INTERNAL_ERROR
+    assert result.attached == ()
+    assert "chart attached a content block that cannot be written as JSON" in caplog.text
+
+
+def test_attached_blocks_count_toward_the_result_cap() -> None:
+    big = {"type": "image", "data": "A" * 2000, "mimeType": "image/png"}
+
+    def heavy(args: Any, ctx: ToolContext) -> Any:
+        ctx.attach(big)
+        return {"text": "The chart rises."}
+
+    runtime = Runtime(tools=[BoundTool.build(_spec(["image"]), heavy)], max_result_bytes=1000)
+
+    result = runtime.call("chart", {})
+
+    assert result.error is not None and result.error.code == RESPONSE_TOO_LARGE
+    assert result.to_mcp()["content"] == [{"type": "text", "text": result.text}]

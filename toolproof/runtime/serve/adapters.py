@@ -12,15 +12,19 @@ it, dispatches them, and builds the message that carries the results back:
 The text a model reads is the contract's rendered result or error in every case. Content blocks a
 handler attaches (``ctx.attach``) follow it where the result can carry them: every kind in MCP, text
 and image blocks in Anthropic; the exports list the others as losses (``generator/exports.py``).
+
+Each adapter reads dicts (the JSON) and the providers' SDK models alike, and refuses anything of
+another shape with ``AdapterInputError`` naming what it expected and what it was given: a block
+list passed where the message belongs must not read as a message that asks for no tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
+from toolproof.runtime.errors import AdapterInputError
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.serve.jsonrpc import is_request_id
 
@@ -45,19 +49,49 @@ def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
 
 
-def _call_attaching(
-    runtime: Runtime, name: Any, arguments: Any, session: str | None
-) -> tuple[ToolResult, list[dict[str, Any]]]:
-    """Call a tool and keep the content blocks its handler attaches (none when the call fails)."""
-    blocks: list[dict[str, Any]] = []
+def _has(obj: Any, key: str) -> bool:
+    """Whether a dict has the key, or an SDK model the attribute (a list or a string has none)."""
+    if isinstance(obj, Mapping):
+        return key in obj
+    if obj is None or isinstance(obj, (str, bytes, bytearray, Sequence)):
+        return False
+    return hasattr(obj, key)
 
-    def keep(kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "content":
-            blocks.append(dict(data))
 
-    with reporting(keep):
-        result = runtime.call(name, arguments, session=session)
-    return result, blocks if result.ok else []
+def _described(value: Any) -> str:
+    """What a value is, for an error: its type, and a dict's keys or a list's length."""
+    if isinstance(value, Mapping):
+        keys = sorted(str(key) for key in value)
+        shown = ", ".join(keys[:8]) + (", ..." if len(keys) > 8 else "")
+        return f"a {type(value).__name__} with keys {shown}" if keys else f"an empty {type(value).__name__}"
+    if isinstance(value, (list, tuple)):
+        first = f", the first {_described(value[0])}" if value else ""
+        return f"a {type(value).__name__} of {len(value)} item(s){first}"
+    return "None" if value is None else f"a {type(value).__qualname__}"
+
+
+def _items(adapter: str, container: Any, key: str, expected: str) -> Sequence[Any]:
+    """``container[key]`` (or its attribute), a list: empty when it is absent or null.
+
+    Raises:
+        AdapterInputError: it is there and not a list.
+    """
+    items = _get(container, key)
+    if items is None:
+        return ()
+    if isinstance(items, (str, bytes, bytearray, Mapping)) or not isinstance(items, Sequence):
+        raise AdapterInputError(adapter, expected, f"`{key}` as {_described(items)}")
+    return items
+
+
+def _refuse_unless(adapter: str, value: Any, keys: tuple[str, ...], expected: str) -> None:
+    """Refuse ``value`` unless it has one of ``keys``: what every response of the expected shape has.
+
+    Raises:
+        AdapterInputError: it has none (a list, a string, a message of another provider, ...).
+    """
+    if not any(_has(value, key) for key in keys):
+        raise AdapterInputError(adapter, expected, _described(value))
 
 
 def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -70,11 +104,17 @@ def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def openai_chat_tool_messages(runtime: Runtime, response: Any, *, session: str | None = None) -> list[dict[str, Any]]:
-    """Run the ``tool_calls`` of a Chat Completion (or of one assistant message); return the tool messages."""
-    choices = _get(response, "choices")
+    """Run the ``tool_calls`` of a Chat Completion (or of one assistant message); return the tool messages.
+
+    Raises:
+        AdapterInputError: ``response`` is neither a Chat Completion nor a message (a list, say).
+    """
+    adapter, expected = "openai_chat_tool_messages", "a Chat Completion (with `choices`) or an assistant message"
+    _refuse_unless(adapter, response, ("choices", "tool_calls", "role"), expected)
+    choices = _items(adapter, response, "choices", expected)
     message = _get(choices[0], "message") if choices else response
     messages = []
-    for call in _get(message, "tool_calls") or ():
+    for call in _items(adapter, message, "tool_calls", expected):
         function = _get(call, "function")
         result = runtime.call(_get(function, "name"), _get(function, "arguments"), session=session)
         messages.append(result.to_openai_message(_get(call, "id")))
@@ -82,9 +122,15 @@ def openai_chat_tool_messages(runtime: Runtime, response: Any, *, session: str |
 
 
 def openai_responses_outputs(runtime: Runtime, response: Any, *, session: str | None = None) -> list[dict[str, Any]]:
-    """Run the ``function_call`` items of a Responses API response; return ``function_call_output`` items."""
+    """Run the ``function_call`` items of a Responses API response; return ``function_call_output`` items.
+
+    Raises:
+        AdapterInputError: ``response`` is not a Responses API response (its ``output`` list, say).
+    """
+    adapter, expected = "openai_responses_outputs", "a Responses API response (with `output`)"
+    _refuse_unless(adapter, response, ("output",), expected)
     outputs = []
-    for item in _get(response, "output") or ():
+    for item in _items(adapter, response, "output", expected):
         if _get(item, "type") != "function_call":
             continue
         result = runtime.call(_get(item, "name"), _get(item, "arguments"), session=session)
@@ -93,13 +139,19 @@ def openai_responses_outputs(runtime: Runtime, response: Any, *, session: str | 
 
 
 def anthropic_tool_results(runtime: Runtime, message: Any, *, session: str | None = None) -> dict[str, Any]:
-    """Run the ``tool_use`` blocks of a Messages API response; return the user message of ``tool_result`` blocks."""
+    """Run the ``tool_use`` blocks of a Messages API response; return the user message of ``tool_result`` blocks.
+
+    Raises:
+        AdapterInputError: ``message`` is not a message with a ``content`` list (its blocks alone, say).
+    """
+    adapter, expected = "anthropic_tool_results", "a Messages API response (a message whose `content` is a list)"
+    _refuse_unless(adapter, message, ("content",), expected)
     blocks = []
-    for block in _get(message, "content") or ():
+    for block in _items(adapter, message, "content", expected):
         if _get(block, "type") != "tool_use":
             continue
-        result, attached = _call_attaching(runtime, _get(block, "name"), _get(block, "input"), session)
-        extra = [converted for converted in map(_anthropic_block, attached) if converted is not None]
+        result = runtime.call(_get(block, "name"), _get(block, "input"), session=session)
+        extra = [converted for converted in map(_anthropic_block, result.attached) if converted is not None]
         content: str | list[dict[str, Any]] = [{"type": "text", "text": result.text}, *extra] if extra else result.text
         tool_result: dict[str, Any] = {"type": "tool_result", "tool_use_id": _get(block, "id"), "content": content}
         if not result.ok:
@@ -115,11 +167,18 @@ def _gemini_response(result: ToolResult) -> dict[str, Any]:
 
 
 def gemini_function_responses(runtime: Runtime, response: Any, *, session: str | None = None) -> dict[str, Any]:
-    """Run the ``functionCall`` parts of a ``generateContent`` response; return the ``functionResponse`` content."""
+    """Run the ``functionCall`` parts of a ``generateContent`` response; return the ``functionResponse`` content.
+
+    Raises:
+        AdapterInputError: ``response`` is not a ``generateContent`` response (one candidate's content, say).
+    """
+    adapter, expected = "gemini_function_responses", "a generateContent response (with `candidates`)"
+    # A prompt the API blocked has promptFeedback and no candidates: it asks for no call.
+    _refuse_unless(adapter, response, ("candidates", "promptFeedback", "prompt_feedback"), expected)
     parts_out = []
-    candidates = _get(response, "candidates") or ()
+    candidates = _items(adapter, response, "candidates", expected)
     content = _get(candidates[0], "content") if candidates else None
-    for part in (_get(content, "parts") if content is not None else None) or ():
+    for part in _items(adapter, content, "parts", expected) if content is not None else ():
         call = _get(part, "functionCall") or _get(part, "function_call")
         if call is None:
             continue
@@ -160,7 +219,5 @@ def mcp_tools_call(runtime: Runtime, request: Any, *, session: str | None = None
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, Mapping):
         return _rpc_error(request_id, INVALID_PARAMS, "params.arguments must be an object")
-    result, attached = _call_attaching(runtime, name, arguments or {}, session)
-    answer = result.to_mcp()
-    answer["content"].extend(attached)
-    return {"jsonrpc": "2.0", "id": request_id, "result": answer}
+    result = runtime.call(name, arguments or {}, session=session)
+    return {"jsonrpc": "2.0", "id": request_id, "result": result.to_mcp()}

@@ -485,20 +485,17 @@ class McpServer:
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, Mapping):
             return error_response(request_id, INVALID_PARAMS, "params.arguments must be an object")
-        blocks: list[dict[str, Any]] = []
-        with reporting(self._reporter(request, blocks)):
+        with reporting(self._reporter(request)):
             result = self.runtime.call(name, arguments or {}, session=request.session)
-        payload = result.to_mcp()
-        if result.error is None:
-            payload["content"].extend(blocks)  # after the rendered text, which every transport carries
+        payload = result.to_mcp()  # the attached blocks after the rendered text, as the host API has it
         if result.error is not None:
             # {code, message, hint?, output?}: the output not as structuredContent, which clients check
             # against the tool's outputSchema even with isError.
             payload["_meta"] = {ERROR_META_KEY: result.error.to_dict()}
         return result_response(request_id, payload)
 
-    def _reporter(self, request: _Request, blocks: list[dict[str, Any]]) -> Callable[[str, Mapping[str, Any]], None]:
-        """What turns a handler's reports into this request's notifications, and its content blocks into ``blocks``."""
+    def _reporter(self, request: _Request) -> Callable[[str, Mapping[str, Any]], None]:
+        """What turns a handler's reports into this request's notifications."""
         notify = request.notify
         meta = meta_of(request.params)
         token = meta.get("progressToken")
@@ -509,9 +506,7 @@ class McpServer:
         floor = LOG_LEVELS.index(level) if level in LOG_LEVELS else None
 
         def report(kind: str, params: Mapping[str, Any]) -> None:
-            if kind == "content":
-                blocks.append(dict(params))
-            elif notify is None:
+            if notify is None:
                 return
             elif kind == "progress" and is_request_id(token):
                 progress = {"progressToken": token, **params}
