@@ -1,4 +1,4 @@
-"""`toolproof call`: one JSON object out, tool errors as data, usage errors as exit 2."""
+"""`toolproof call`: one JSON object; exit 0 when the tool ran (errors are data), 2 when it could not, 1 on a fault."""
 
 from __future__ import annotations
 
@@ -115,6 +115,60 @@ def test_a_missing_root_folder_is_a_usage_error(runner: CliRunner, tmp_path: Pat
 
     assert code == 2
     assert "does not exist" in err
+
+
+def _console(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolproof", *argv], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_a_project_that_cannot_be_served_exits_2_as_every_call_that_cannot_be_made_not_1(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """The docs promise 0 and 2; a handler missing from the project once exited 1, like a crash of toolproof."""
+    project = tmp_path / "tools"
+    assert runner.invoke(cli, ["init", str(project)]).exit_code == 0
+    (project / "handlers" / "word_count.py").unlink()
+
+    done = _console("call", "word_count", "--args", '{"text": "to be"}', cwd=project)
+
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert "contract 'word_count' (contracts/word_count.yaml in generated) has no handler" in done.stderr
+
+
+def test_a_project_that_cannot_be_found_or_is_stale_exits_2(runner: CliRunner, tmp_path: Path) -> None:
+    project = tmp_path / "tools"
+    assert runner.invoke(cli, ["init", str(project)]).exit_code == 0
+    missing = runner.invoke(cli, ["call", "word_count", "--project", str(tmp_path / "nowhere")])
+    contract = project / "contracts" / "word_count.yaml"
+    contract.write_text(contract.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+
+    stale = _console("call", "word_count", "--args", '{"text": "to be"}', cwd=project)
+
+    assert missing.exit_code == 2
+    assert f"toolproof: {tmp_path / 'nowhere'}: is not a toolproof project" in missing.stderr
+    assert stale.returncode == 2
+    assert "contracts/word_count.yaml changed after its code was generated" in stale.stderr
+
+
+def test_call_exits_1_only_when_toolproof_itself_fails(
+    runner: CliRunner, skills: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from toolproof.runtime.dispatch import Runtime
+
+    def failing(*_: object, **__: object) -> None:
+        raise OSError(errno.EIO, "Input/output error", "/var/lib/somewhere")
+
+    monkeypatch.setattr(Runtime, "call", failing)
+    code, payload, err = _call(runner, "read_file_in_skill", "--skills", str(skills))
+
+    assert code == 1
+    assert payload is None
+    assert err.startswith("toolproof: /var/lib/somewhere: Input/output error; ")
 
 
 def test_the_console_script_never_prints_a_traceback(skills: Path) -> None:

@@ -184,7 +184,7 @@ def test_a_one_shot_call_binds_only_its_tool_so_a_broken_neighbour_does_not_stop
 
     assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["output"] == {"words": 2, "characters": 5}
-    assert broken.returncode == 1 and "Traceback" not in broken.stderr
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr  # the call cannot be made
     assert "contract 'broken-tool'" in broken.stderr and "not written yet" in broken.stderr
 
 

@@ -30,21 +30,21 @@ def test_a_known_tool_set_still_serves_its_tools() -> None:
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "code"),
     [
-        ["call", "read_file", "--toolset", "nosuch", "--workspace", "."],
-        ["serve", "mcp", "--toolset", "nosuch", "--workspace", "."],
-        ["serve", "http", "--toolset", "nosuch", "--workspace", "."],
+        (["call", "read_file", "--toolset", "nosuch", "--workspace", "."], 2),  # a call that cannot be made
+        (["serve", "mcp", "--toolset", "nosuch", "--workspace", "."], 1),
+        (["serve", "http", "--toolset", "nosuch", "--workspace", "."], 1),
     ],
     ids=["call", "serve mcp", "serve http"],
 )
 def test_each_command_says_the_tool_set_is_unknown_and_names_the_known_ones(
-    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    argv: list[str], code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # outside any project: the built-in tools
     result = CliRunner().invoke(cli, argv)
 
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == code, result.output
     assert f"no tool is in tool set 'nosuch'; {KNOWN}" in result.stderr
     assert "Traceback" not in result.output + result.stderr
 

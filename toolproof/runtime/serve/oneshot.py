@@ -47,7 +47,12 @@ def call(
 ) -> None:
     """Call TOOL once; print {"ok", "output", "error", "text"} as one JSON object.
 
-    Exits 0 when the tool ran, even if it failed (a tool error is data).
+    \b
+    Exit codes:
+      0  the tool ran, even if it failed: a tool error is data ("ok": false)
+      1  toolproof itself failed: an internal error, or the file system refused it
+      2  the call could not be made: a bad option, an unknown tool, a project
+         that cannot be found, loaded or served, stale generated code
     """
     from toolproof.runtime.serve.transparency import call_line, result_line
 
@@ -58,9 +63,10 @@ def call(
     fresh_or_exit(config, allow_stale)
     # Only the called tool is bound: a one-shot call imports one handler, and a broken neighbour is
     # `serve`'s and `conform`'s to report, not a reason this tool cannot run.
-    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation, only=tool)
+    validate = not no_output_validation
+    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=validate, only=tool, exit_code=2)
     if tool not in {spec.name for spec in runtime.specs}:  # name what is served: bind it all
-        runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=not no_output_validation)
+        runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=validate, exit_code=2)
         names = ", ".join(spec.name for spec in runtime.specs) or "none"
         where = f" in tool set '{toolset}'" if toolset else ""
         why = not_served(runtime, tool)

@@ -115,8 +115,12 @@ def runtime_or_exit(
     *,
     validate_output: bool = True,
     only: str | None = None,
+    exit_code: int = 1,
 ) -> Runtime:
-    """The project's runtime, or just the tool ``only``; exit 1 naming every problem when it cannot be served."""
+    """The project's runtime, or just the tool ``only``; exit ``exit_code`` naming every problem when it cannot be.
+
+    ``call`` exits 2 then, as for every other reason the call cannot be made; a server exits 1.
+    """
     from toolproof.runtime.errors import RegistryError
     from toolproof.runtime.host import TEST_FOLDER_ENV, HostOptions
     from toolproof.runtime.toolbox import open_runtime
@@ -133,7 +137,7 @@ def runtime_or_exit(
     except RegistryError as exc:
         for problem in exc.problems:
             click.echo(problem, err=True)
-        sys.exit(1)
+        sys.exit(exit_code)
     return runtime
 
 
