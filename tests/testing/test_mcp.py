@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
@@ -12,7 +13,16 @@ from click.testing import CliRunner
 from toolproof.cli import cli
 from toolproof.runtime.spec import ToolSpec, load_specs
 from toolproof.testing import ExampleFailure
-from toolproof.testing.mcp import LISTING, SCHEMAS, Outcome, _refusal, _RpcError, run_conformance
+from toolproof.testing.mcp import (
+    LISTING,
+    SCHEMAS,
+    STDERR_LINE_CHARS,
+    Outcome,
+    _refusal,
+    _RpcError,
+    run_conformance,
+    stderr_excerpt,
+)
 
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
 BROKEN = (
@@ -333,3 +343,49 @@ def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
         "tools/list gives 'get_skill' an inputSchema other than the contract's:"
         ' $.properties.skill_name.title: the server has "Skill_Name", the contract has nothing'
     ]
+
+
+_CRASHING = """\
+import sys
+
+print("Error: Cannot find module './tools.js'", file=sys.stderr)
+for frame in range(2, 100):
+    print(f"    at frame {frame} (node:internal/modules/cjs/loader:{frame})", file=sys.stderr)
+print("Node.js v22.3.0", file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def test_a_server_that_dies_at_start_shows_the_head_and_the_tail_of_its_stderr_once(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """Only the last 400 characters were shown: for Node, the end of a stack trace without the error that began it."""
+    server = tmp_path / "crashing_server.py"
+    server.write_text(_CRASHING, encoding="utf-8")
+    report = tmp_path / "junit.xml"
+    tools = ["--tool", "read_file_in_skill", "--tool", "get_skill"]
+
+    result = runner.invoke(cli, ["conform", "--mcp", f"{sys.executable} {server}", *tools, "--junit", str(report)])
+
+    frames = [f"    at frame {n} (node:internal/modules/cjs/loader:{n})" for n in range(2, 100)]
+    excerpt = [
+        "Error: Cannot find module './tools.js'",
+        *frames[:19],
+        "... 60 lines omitted ...",
+        *frames[-19:],
+        "Node.js v22.3.0",
+    ]
+    lines = result.stdout.splitlines()
+    start = lines.index("    its stderr:")
+    assert result.exit_code == 1
+    assert lines[start - 1] == "    the server could not be listed: the server exited before answering initialize"
+    assert lines[start + 1 : start + 1 + len(excerpt)] == ["      " + line for line in excerpt]
+    assert result.stdout.count("    its stderr: as shown above") == 1  # the other tool failed alike
+    errs = [case.text or "" for case in ElementTree.parse(report).getroot().iter("system-err")]
+    assert errs == ["\n".join(excerpt)] * 2
+
+
+def test_a_stderr_line_of_a_minified_bundle_is_cut_and_a_short_stderr_shown_whole() -> None:
+    bundle = io.BytesIO(b"\n\n" + b"x" * 5_000_000 + b"\n\x1b[31mTypeError: boom\n\n")
+
+    assert stderr_excerpt(bundle) == "x" * STDERR_LINE_CHARS + " [...]\n\\x1b[31mTypeError: boom"

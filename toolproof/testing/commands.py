@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -55,9 +56,18 @@ def conform(
     if not specs:
         raise click.UsageError(f"no tool of {config.name} matches the selection")
 
+    shown: set[str] = set()
+
     def report(outcome: Outcome) -> None:
         line = f"{'PASS' if outcome.passed else 'FAIL'} {outcome.tool}: {outcome.example}"
         click.echo(line if outcome.passed else f"{line}\n    {outcome.detail}")
+        if not outcome.stderr:
+            return
+        if outcome.stderr in shown:  # a server that cannot start fails every example alike: its stderr once
+            click.echo("    its stderr: as shown above")
+            return
+        shown.add(outcome.stderr)
+        click.echo("    its stderr:\n" + textwrap.indent(outcome.stderr, "      ", lambda _: True))
 
     root = None if config.is_builtin and config.config_file is None else config.root
     outcomes = run_conformance(command, specs, jobs=jobs, timeout=timeout, report=report, project=root)

@@ -36,7 +36,8 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ from xml.etree import ElementTree
 
 from toolproof.runtime.errors import INVALID_ARGUMENTS, UNKNOWN_TOOL, RegistryError
 from toolproof.runtime.host import TEST_FOLDER_ENV
+from toolproof.runtime.printable import printable
 from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ToolSpec
@@ -62,9 +64,15 @@ from toolproof.testing.replay import (
 )
 from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, negotiated
 
-__all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "write_junit"]
+__all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "stderr_excerpt", "write_junit"]
 
 TIMEOUT: Final = 30.0
+STDERR_HEAD: Final = 20
+STDERR_TAIL: Final = 20
+"""The first and last lines of a failed server's stderr that a failure shows: where it started (the error a
+Node or Python server names first) and where it ended (the last frames), with how many lines between were left out."""
+STDERR_LINE_CHARS: Final = 500
+"""The most characters of one stderr line shown (a minified bundle's line can be megabytes)."""
 _PR_CAPBSET_DROP: Final = 24
 _INVALID_PARAMS: Final = -32602
 
@@ -78,6 +86,8 @@ class Outcome:
     passed: bool
     detail: str
     seconds: float
+    stderr: str = ""
+    """What the server wrote on stderr when it exited or closed its input (``stderr_excerpt``); empty otherwise."""
 
 
 class _RpcError(Exception):
@@ -89,7 +99,52 @@ class _RpcError(Exception):
 
 
 class _ServerError(Exception):
-    """The server broke the protocol, timed out or exited."""
+    """The server broke the protocol, timed out or exited; ``stderr``: an excerpt of its stderr, when it ended."""
+
+    def __init__(self, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def _lines(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of ``stream``, each cut at ``STDERR_LINE_CHARS`` (the rest read past, not held)."""
+    while piece := stream.readline(STDERR_LINE_CHARS):
+        if not piece.endswith(b"\n"):
+            cut = False
+            while more := stream.readline(1 << 16):
+                cut = True
+                if more.endswith(b"\n"):
+                    break
+            if cut:
+                piece += b" [...]"
+        yield printable(piece.decode("utf-8", "replace").rstrip("\r\n").expandtabs(4))
+
+
+def stderr_excerpt(stream: IO[bytes]) -> str:
+    """What a server wrote on ``stream``, from its start, for a failure to show: all of it when short.
+
+    Past ``STDERR_HEAD + STDERR_TAIL`` lines, the first and the last of them around a
+    ``... N lines omitted ...`` line: a stack trace's cause and its end both stay in view.
+    Lines are made printable and cut at ``STDERR_LINE_CHARS``; blank lines at either end are dropped.
+    """
+    stream.seek(0)
+    head: list[str] = []
+    tail: deque[str] = deque(maxlen=STDERR_TAIL)
+    total = 0
+    for line in _lines(stream):
+        if not head and not line.strip():
+            continue  # blank lines before the first word
+        total += 1
+        if len(head) < STDERR_HEAD:
+            head.append(line)
+        else:
+            tail.append(line)
+    while tail and not tail[-1].strip():
+        tail.pop()
+        total -= 1
+    omitted = total - len(head) - len(tail)
+    middle = [f"... {omitted} line{'s' if omitted != 1 else ''} omitted ..."] if omitted else []
+    return "\n".join([*head, *middle, *tail]).rstrip()
 
 
 class _Connection:
@@ -130,7 +185,7 @@ class _Connection:
             except queue.Empty:
                 raise _ServerError(f"no answer to {method} within {timeout:.0f} s") from None
             if line is None:
-                raise _ServerError(f"the server exited before answering {method}{self._stderr_tail()}")
+                raise _ServerError(f"the server exited before answering {method}", self.stderr())
             if not line.strip():  # the stdio transport delimits messages by newlines; an empty line holds none
                 continue
             try:
@@ -167,12 +222,11 @@ class _Connection:
             self.proc.stdin.write(json.dumps(message).encode() + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise _ServerError(f"the server closed its input{self._stderr_tail()}") from None
+            raise _ServerError("the server closed its input", self.stderr()) from None
 
-    def _stderr_tail(self) -> str:
-        self._stderr.seek(0)
-        tail = self._stderr.read()[-400:].decode("utf-8", "replace").strip()
-        return f" (stderr: {tail})" if tail else ""
+    def stderr(self) -> str:
+        """An excerpt of what the server wrote on stderr so far (``stderr_excerpt``)."""
+        return stderr_excerpt(self._stderr)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -283,7 +337,8 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             finally:
                 connection.close()
         except (ExampleFailure, _ServerError, _RpcError, OSError, ValueError) as failure:
-            return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started)
+            stderr = failure.stderr if isinstance(failure, _ServerError) else ""
+            return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started, stderr)
     return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
 
 
@@ -397,9 +452,10 @@ def run_conformance(
     started = time.monotonic()
     try:
         revision, listed = _listing(command, timeout, project)
-        problem = ""
+        problem, stderr = "", ""
     except (_ServerError, _RpcError, OSError, ValueError) as exc:
         revision, listed, problem = LATEST, {}, f"the server could not be listed: {exc}"
+        stderr = exc.stderr if isinstance(exc, _ServerError) else ""
     checked: list[ToolSpec] = []
     for spec in specs:
         if spec.name in listed:
@@ -409,7 +465,7 @@ def run_conformance(
             detail = problem or (
                 f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
             )
-            outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started)
+            outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started, stderr)
         if outcome is not None:
             outcomes.append(outcome)
             if report is not None:
@@ -445,4 +501,6 @@ def write_junit(outcomes: Sequence[Outcome], path: Path) -> None:
         )
         if not outcome.passed:
             ElementTree.SubElement(case, "failure", message=outcome.detail[:500]).text = outcome.detail
+            if outcome.stderr:
+                ElementTree.SubElement(case, "system-err").text = outcome.stderr
     ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
