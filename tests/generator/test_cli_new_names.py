@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ from click.testing import CliRunner
 
 from toolproof.cli import cli
 from toolproof.generator.checks import module_clash
-from toolproof.generator.naming import tool_files
+from toolproof.generator.naming import module_name, tool_files
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
 
@@ -126,3 +129,71 @@ def test_the_reading_commands_still_fall_back_on_the_built_in_tools(runner: CliR
     result = runner.invoke(cli, [command, "--help"])
 
     assert "else the built-in tools" in " ".join(result.output.split())
+
+
+@pytest.fixture(scope="module")
+def initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project as `toolproof init` writes it, copied for each test that adds a tool."""
+    folder = tmp_path_factory.mktemp("odd-names") / "tools"
+    assert CliRunner().invoke(cli, ["init", str(folder)]).exit_code == 0
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("__x", "X"),
+        ("a_", "A"),
+        ("_1", '"1"'),
+        ("x1", "X1"),
+        ("_0x1f", '"0x1f"'),  # plain, YAML reads a number
+        ("null", '"Null"'),  # plain, YAML reads null
+        ("yes", '"Yes"'),  # plain, YAML reads true
+        ("a--b__c", "A b c"),
+    ],
+)
+def test_new_with_an_odd_name_leaves_a_project_that_lints_and_a_handler_naming_the_generated_classes(
+    runner: CliRunner, initialised: Path, tmp_path: Path, name: str, title: str
+) -> None:
+    """`new _` once wrote `title:` empty (null), `new _1` the number 1, and the project no longer linted."""
+    root = tmp_path / "tools"
+    shutil.copytree(initialised, root)
+
+    added = runner.invoke(cli, ["new", name, "--project", str(root)])
+    linted = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    module = root / "contracts" / f"{module_name(name)}.yaml"
+    assert added.exit_code == 0, added.output
+    assert (linted.exit_code, linted.stdout) == (0, "2 contract(s) OK\n"), linted.output
+    assert f"\ntitle: {title}\n" in module.read_text(encoding="utf-8")
+    handler = (root / "handlers" / f"{module.stem}.py").read_text(encoding="utf-8")
+    names = sorted(set(re.findall(r"contract\.(\w+)", handler)))
+    imported = subprocess.run(
+        [sys.executable, "-c", f"import generated.{module.stem} as c; print(*[getattr(c, n) and n for n in {names}])"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.split() == names
+
+
+@pytest.mark.parametrize("name", ["_", "__", "_-_"])
+def test_new_refuses_a_name_that_makes_no_title_naming_the_contract_before_writing(
+    runner: CliRunner, initialised: Path, tmp_path: Path, name: str
+) -> None:
+    root = tmp_path / "tools"
+    shutil.copytree(initialised, root)
+    before = _written(root)
+
+    result = runner.invoke(cli, ["new", name, "--project", str(root)])
+
+    module = name.replace("-", "_")
+    assert result.exit_code == 2
+    assert (
+        f"Error: {name!r} makes no title for contracts/{module}.yaml: a tool name needs a letter or a digit"
+        " besides _ and -; nothing was written"
+    ) in " ".join(result.stderr.split())
+    assert _written(root) == before

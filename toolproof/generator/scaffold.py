@@ -8,12 +8,15 @@ contract and a handler skeleton whose generated tests fail until it is written.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Final
 
+import yaml
+
 from toolproof import __version__
-from toolproof.generator.naming import module_name
+from toolproof.generator.naming import class_name, module_name
 
 __all__ = ["ScaffoldError", "init_project", "new_tool"]
 
@@ -225,12 +228,29 @@ def init_project(folder: Path) -> list[Path]:
     )
 
 
-def _contract_skeleton(name: str) -> str:
-    title = name.replace("_", " ").replace("-", " ").capitalize()
+def _title(name: str) -> str:
+    """The skeleton's title: the name's words, the first capitalised (``greet-people``: ``Greet people``), or ''."""
+    title = " ".join(word for word in re.split(r"[_-]+", name) if word)
+    return title[:1].upper() + title[1:]
+
+
+def _yaml_text(text: str) -> str:
+    """``text`` as a YAML scalar that reads back as this string: plain when it does, else double-quoted.
+
+    ``null``, ``yes``, ``On``, ``0x1f`` or ``1`` written plain would be read as null, a boolean or a number.
+    """
+    try:
+        plain = yaml.safe_load(text) == text
+    except yaml.YAMLError:
+        plain = False
+    return text if plain else json.dumps(text)
+
+
+def _contract_skeleton(name: str, title: str) -> str:
     return f"""\
-name: {name}
+name: {_yaml_text(name)}
 version: 0.1.0
-title: {title}
+title: {_yaml_text(title)}
 description: >-
   Say what {name} does and when a model should call it.
 annotations: {{read_only: true, destructive: false, idempotent: true, open_world: false}}
@@ -264,7 +284,7 @@ examples:
 
 
 def _handler_skeleton(module: str, package: str) -> str:
-    prefix = "".join(part.capitalize() for part in module.split("_"))
+    prefix = class_name(module)  # as gen names the module's classes (``_1``: ``_1Input``)
     return f'''\
 """{module}: write what this handler does."""
 
@@ -284,14 +304,20 @@ def new_tool(name: str, contracts: Path, handlers: Path, package: str) -> list[P
     """Add ``contracts/<name>.yaml`` and a handler skeleton; returns the files written.
 
     Raises:
-        ScaffoldError: the name is not a tool name, or a file exists already.
+        ScaffoldError: the name is not a tool name, makes no title (``_``), or a file exists already.
     """
     if not _TOOL_NAME.match(name):
         raise ScaffoldError(f"{name!r} is not a tool name (letters, digits, _ and -, starting with a letter or _)")
     module = module_name(name)
     return _write_new(
         {
-            contracts / f"{module}.yaml": _contract_skeleton(name),
+            contracts / f"{module}.yaml": _contract_skeleton(name, title),
             handlers / f"{module}.py": _handler_skeleton(module, package),
         }
     )
+    title = _title(name)
+    if not title:  # the contract format needs a title, and a model reads it: "_" gives none
+        raise ScaffoldError(
+            f"{name!r} makes no title for {contracts.name}/{module}.yaml: a tool name needs a letter or a digit"
+            " besides _ and -; nothing was written"
+        )
