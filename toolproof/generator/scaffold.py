@@ -309,15 +309,15 @@ def new_tool(name: str, contracts: Path, handlers: Path, package: str) -> list[P
     if not _TOOL_NAME.match(name):
         raise ScaffoldError(f"{name!r} is not a tool name (letters, digits, _ and -, starting with a letter or _)")
     module = module_name(name)
-    return _write_new(
-        {
-            contracts / f"{module}.yaml": _contract_skeleton(name, title),
-            handlers / f"{module}.py": _handler_skeleton(module, package),
-        }
-    )
     title = _title(name)
     if not title:  # the contract format needs a title, and a model reads it: "_" gives none
         raise ScaffoldError(
             f"{name!r} makes no title for {contracts.name}/{module}.yaml: a tool name needs a letter or a digit"
             " besides _ and -; nothing was written"
         )
+    return _write_new(
+        {
+            contracts / f"{module}.yaml": _contract_skeleton(name, title),
+            handlers / f"{module}.py": _handler_skeleton(module, package),
+        }
+    )
