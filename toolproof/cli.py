@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import errno
 import importlib
+import os
+import socket
 import sys
 from typing import IO, Any
 
@@ -52,29 +54,52 @@ _ADVICE = {
 }
 """What to do about each file system error a command may meet, said after the path."""
 
+_PATHLESS_ADVICE = {
+    errno.EADDRINUSE: "another process listens there: stop it, or choose another --port",
+    errno.EADDRNOTAVAIL: "this machine has no such address: choose another --host",
+    socket.EAI_NONAME: "no address has that name: check the --host name",
+    socket.EAI_AGAIN: "the name could not be looked up now: check the network, or give --host an address",
+    errno.EACCES: "permission denied: a port below 1024 needs privileges; choose a higher --port",
+    errno.ENOSPC: _ADVICE[errno.ENOSPC],
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n), then run the command again",
+    errno.ENFILE: "too many open files on this machine: close some, then run the command again",
+    errno.ENOMEM: "out of memory: free some, then run the command again",
+}
+"""What to do about an OS error that names no path (a socket's, say), by its errno."""
+
 
 def os_error_message(exc: OSError) -> str:
-    """One line for a file system error: the path, what went wrong, and what to do.
+    """One line for an OS error: what failed (the path, when it has one), why, and what to do.
 
-    Example: ``/data/p/generated/x.py: Read-only file system; the file system is read-only: choose ...``.
+    Examples: ``/data/p/generated/x.py: Read-only file system; the file system is read-only: choose ...``;
+    ``cannot bind 127.0.0.1:8765: address already in use; another process listens there: ...`` (an error
+    whose raiser said what failed in its ``strerror``); ``the operating system refused an operation:
+    Connection reset by peer (errno 104); run the command again`` (one that names nothing).
     """
     paths = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
-    where = " -> ".join(paths) if paths else "a file"
     what = exc.strerror or str(exc) or type(exc).__name__
-    advice = _ADVICE.get(exc.errno or 0, "check the path, then run the command again")
-    line = f"{where}: {what}; {advice}"
+    if paths:
+        advice = _ADVICE.get(exc.errno or 0, "check the path, then run the command again")
+        line = f"{' -> '.join(paths)}: {what}; {advice}"
+    else:
+        advice = _PATHLESS_ADVICE.get(exc.errno or 0, "run the command again")
+        if exc.errno is None or exc.strerror is None or exc.strerror == os.strerror(exc.errno):
+            # the system's own words alone, which name no operation: say that much
+            code = f" (errno {exc.errno})" if exc.errno is not None else ""
+            what = f"the operating system refused an operation: {what}{code}"
+        line = f"{what}; {advice}"
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)  # one line, whatever the path holds
 
 
 class _FileSystemError(click.ClickException):
-    """A command met an OSError: shown as one ``toolproof:`` line naming the path (exit code 1)."""
+    """A command met an OSError: shown as one ``toolproof:`` line naming the path or what failed (exit code 1)."""
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"toolproof: {self.format_message()}", err=True, file=file)
 
 
 class _LazyGroup(click.Group):
-    """A group whose commands are imported by name, on first use; a file system error becomes one line."""
+    """A group whose commands are imported by name, on first use; an OS error becomes one line of what failed."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

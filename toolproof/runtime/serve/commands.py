@@ -216,7 +216,7 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
         secret = shared_secret_env() if gated else {}  # a host with no gated tool needs no key file
         # Bound but not listening: it names the port for --port 0, and holds it while a worker restarts.
         reserved = reuse_port_socket(options["host"], options["port"], listen=False)
-    except (GateSecretError, OSError) as exc:
+    except GateSecretError as exc:  # an OSError (the port in use, the key file) is the command line's one line
         raise click.ClickException(str(exc)) from None
     with reserved:
         address: tuple[Any, ...] = reserved.getsockname()

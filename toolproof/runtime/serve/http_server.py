@@ -105,6 +105,7 @@ __all__ = [
     "UVICORN_INTERNALS",
     "LimitedApp",
     "affordable_connections",
+    "check_bindable",
     "claim_port",
     "raise_descriptor_limit",
     "reuse_port_socket",
@@ -629,6 +630,38 @@ def claim_port(address: str, port: int) -> socket.socket | None:
     return claim
 
 
+def _cannot_bind(host: str, port: int, exc: OSError) -> OSError:
+    """``exc`` said of the address: ``cannot bind 127.0.0.1:8765: address already in use`` (its errno kept)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OSError(exc.errno, f"cannot bind {where}: {reason[:1].lower()}{reason[1:]}")
+
+
+def check_bindable(host: str, port: int) -> None:
+    """Bind, and let go, each address ``host`` resolves to on ``port``, as uvicorn's start then does.
+
+    Tried first so that a port in use, an address this machine does not have or a name that does
+    not resolve is an ``OSError`` naming the address, which the command line says in one line,
+    rather than uvicorn's log line and exit status 3.
+
+    Raises:
+        OSError: ``cannot bind HOST:PORT: <why>``, with the errno of the failure.
+    """
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise _cannot_bind(host, port, exc) from None
+    for family, kind, proto, _, address in dict.fromkeys(found):
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's create_server binds
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                raise _cannot_bind(host, port, exc) from None
+
+
 def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:
     """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, listening unless ``listen`` is False.
 
@@ -642,9 +675,12 @@ def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.so
     shared socket is made with protocol 0).
 
     Raises:
-        OSError: the address cannot be bound (in use by a socket without ``SO_REUSEPORT``, say).
+        OSError: the address cannot be bound (in use by a socket without ``SO_REUSEPORT``, say), naming it.
     """
-    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise _cannot_bind(host, port, exc) from None
     family, kind, proto, _, address = found[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -652,7 +688,10 @@ def reuse_port_socket(host: str, port: int, *, listen: bool = True) -> socket.so
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind(address)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise _cannot_bind(host, port, exc) from None
         if listen:
             sock.listen(BACKLOG)
             sock.setblocking(False)
@@ -709,8 +748,10 @@ def serve(app: LimitedApp, *, host: str, port: int, reuse_port: bool = False) ->
                 ports = sorted({sock.getsockname()[1] for listening in self.servers for sock in listening.sockets})
                 print(f"toolproof: serving http://{host}:{ports[0] if ports else port}", file=sys.stderr, flush=True)
 
+    if not reuse_port:  # a worker's supervisor has bound the port already
+        check_bindable(host, port)
     server = Server(config)
     ready()  # uvicorn takes SIGINT over as it starts, and shuts down gracefully on it
     server.run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
     if not server.started:
-        raise SystemExit(3)  # uvicorn logged why (the address in use, say), as uvicorn.run exits
+        raise SystemExit(3)  # uvicorn logged why (the address taken since check_bindable), as uvicorn.run exits
