@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import importlib
 import os
-import socket
 import sys
 from typing import IO, Any
 
@@ -57,8 +56,6 @@ _ADVICE = {
 _PATHLESS_ADVICE = {
     errno.EADDRINUSE: "another process listens there: stop it, or choose another --port",
     errno.EADDRNOTAVAIL: "this machine has no such address: choose another --host",
-    socket.EAI_NONAME: "no address has that name: check the --host name",
-    socket.EAI_AGAIN: "the name could not be looked up now: check the network, or give --host an address",
     errno.EACCES: "permission denied: a port below 1024 needs privileges; choose a higher --port",
     errno.ENOSPC: _ADVICE[errno.ENOSPC],
     errno.EMFILE: "too many open files: raise the limit (ulimit -n), then run the command again",
@@ -82,7 +79,10 @@ def os_error_message(exc: OSError) -> str:
         advice = _ADVICE.get(exc.errno or 0, "check the path, then run the command again")
         line = f"{' -> '.join(paths)}: {what}; {advice}"
     else:
-        advice = _PATHLESS_ADVICE.get(exc.errno or 0, "run the command again")
+        import socket  # here, not at the top: `toolproof call` imports no socket (tests/test_imports.py)
+
+        names = {socket.EAI_NONAME: "no address has that name: check the --host name"}  # the codes vary by system
+        advice = _PATHLESS_ADVICE.get(exc.errno or 0) or names.get(exc.errno or 0, "run the command again")
         if exc.errno is None or exc.strerror is None or exc.strerror == os.strerror(exc.errno):
             # the system's own words alone, which name no operation: say that much
             code = f" (errno {exc.errno})" if exc.errno is not None else ""
