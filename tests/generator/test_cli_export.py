@@ -76,8 +76,8 @@ def test_export_matches_what_make_gen_wrote(runner: CliRunner) -> None:
     assert runner.invoke(cli, ["export", "--format", "anthropic"]).stdout == written
 
 
-def test_lint_shows_losses_as_notes_where_the_contract_says_them(runner: CliRunner, tmp_path: Path) -> None:
-    result = runner.invoke(cli, ["lint", "--project", str(_project(tmp_path))])
+def test_lint_verbose_shows_losses_as_notes_where_the_contract_says_them(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["lint", "--verbose", "--project", str(_project(tmp_path))])
 
     assert result.exit_code == 0
     assert (
@@ -92,7 +92,7 @@ def test_attached_blocks_a_provider_cannot_carry_are_losses_at_their_declaration
     text = MINIMAL.read_text(encoding="utf-8").replace("annotations:", "attaches: [image, audio]\nannotations:", 1)
     root = _project(tmp_path, text)
 
-    result = runner.invoke(cli, ["lint", "--project", str(root)])
+    result = runner.invoke(cli, ["lint", "--verbose", "--project", str(root)])
 
     dropped = [line for line in result.stderr.splitlines() if ":result:" in line]
     expected = {("anthropic", "audio", 19)} | {
@@ -115,7 +115,7 @@ def test_accepting_result_losses_names_the_provider_and_the_kind(runner: CliRunn
     )
     root = _project(tmp_path, text, settings)
 
-    result = runner.invoke(cli, ["lint", "--project", str(root)])
+    result = runner.invoke(cli, ["lint", "--verbose", "--project", str(root)])
 
     dropped = [line.split(" (")[0] for line in result.stderr.splitlines() if ":result:" in line]
     assert dropped == [

@@ -149,3 +149,64 @@ def test_an_example_number_yaml_reads_as_a_string_gets_a_hint(tmp_path: Path) ->
         "contracts/order.yaml:26:35: error [TP304] example input breaks the input schema: $.count: expected integer,"
         " got string (YAML 1.1 reads 1e6 as a string; write 1000000 or 1.0e+6)"
     ]
+
+
+COUNT = """\
+name: count
+version: 1.0.0
+title: Count
+description: Count the words of a text.
+annotations: {{read_only: true, destructive: false, idempotent: true, open_world: false}}
+input:
+  type: object
+  properties:
+    text: {{type: string}}
+  required: [text]
+  additionalProperties: false
+output:
+  type: object
+  $defs:
+    count: {{$ref: "#/$defs/natural"}}
+    natural: {{type: integer, minimum: 0}}
+  properties:
+    words: {{$ref: "#/$defs/count"}}
+    lines: {{type: array, items: {{$ref: "#/properties/words"}}}}
+  required: [words, lines]
+  additionalProperties: false
+errors: {{}}
+examples:
+  - name: the example
+    input: {{text: ""}}
+    expect: {{output_includes: {includes}}}
+"""
+
+
+def _count_errors(tmp_path: Path, includes: str) -> list[str]:
+    (tmp_path / "contracts").mkdir(exist_ok=True)
+    (tmp_path / "contracts" / "count.yaml").write_text(COUNT.format(includes=includes), encoding="utf-8")
+    return [
+        str(p).removeprefix("contracts/count.yaml:") for p in load_project(tmp_path).problems if p.level is Level.ERROR
+    ]
+
+
+def test_output_includes_on_a_field_typed_by_a_ref_to_a_ref_is_judged_through_both(tmp_path: Path) -> None:
+    assert _count_errors(tmp_path, "{words: 0, lines: [0, 2]}") == []
+
+
+@pytest.mark.parametrize(
+    ("includes", "problem"),
+    [
+        (
+            "{words: -1}",
+            "26:39: error [TP306] example output breaks the output schema: $.words: must be at least 0 (got -1)",
+        ),
+        (
+            "{lines: [0, -2]}",
+            "26:43: error [TP306] example output breaks the output schema: $.lines[1]: must be at least 0 (got -2)",
+        ),
+    ],
+)
+def test_output_includes_breaking_a_field_typed_by_a_ref_names_the_schema_it_breaks(
+    tmp_path: Path, includes: str, problem: str
+) -> None:
+    assert _count_errors(tmp_path, includes) == [problem]

@@ -140,11 +140,54 @@ def test_text_prints_level_and_rule_on_stderr_and_exits_1_on_an_error(runner: Cl
 def test_text_exits_0_with_notes_and_warnings_only(runner: CliRunner, project: Path) -> None:
     (project / "contracts" / "shout.yaml").unlink()
 
-    code, out, err = _lint(runner, project)
+    code, out, err = _lint(runner, project, "--verbose")
 
     assert code == 0
     assert out == "1 contract(s) OK\n"
     assert LOSS in err.splitlines()
+
+
+SUMMARY = (
+    "echo: 2 rewrites for openai, 2 for openai-responses, 2 for anthropic, 2 for gemini-openapi;"
+    " run with --verbose to list them"
+)
+
+
+def test_text_and_github_sum_up_a_tools_losses_in_one_note_counting_them_by_provider(
+    runner: CliRunner, project: Path
+) -> None:
+    (project / "contracts" / "shout.yaml").unlink()
+
+    text = _lint(runner, project)
+    github = _lint(runner, project, "--format", "github")
+
+    assert text == (0, "1 contract(s) OK\n", f"contracts/echo.yaml:7:3: note [TP404] {SUMMARY}\n")
+    assert github == (0, f"::notice file=contracts/echo.yaml,line=7,col=3,title=TP404 export-loss::{SUMMARY}\n", "")
+
+
+def test_a_summary_counts_only_the_losses_not_accepted(runner: CliRunner, project: Path) -> None:
+    (project / "contracts" / "shout.yaml").unlink()
+    (project / "pyproject.toml").write_text(
+        ACCEPT_ALL.replace('"*:input/properties/*:minLength", ', "", 1), encoding="utf-8"
+    )
+
+    code, _, err = _lint(runner, project)
+
+    assert code == 0
+    assert err == "contracts/echo.yaml:9:11: note [TP404] echo: 1 rewrite for openai; run with --verbose to list them\n"
+
+
+def test_json_and_sarif_list_each_loss_as_verbose_text_does(runner: CliRunner, project: Path) -> None:
+    (project / "contracts" / "shout.yaml").unlink()
+
+    _, _, verbose = _lint(runner, project, "--verbose")
+    _, json_report, _ = _lint(runner, project, "--format", "json")
+    _, sarif_report, _ = _lint(runner, project, "--format", "sarif")
+
+    each = [line for line in verbose.splitlines() if "[TP404]" in line]
+    assert len(each) == 8 and LOSS in each
+    assert [p["rule"] for p in json.loads(json_report)["problems"]] == ["TP404"] * 8
+    assert [r["ruleId"] for r in json.loads(sarif_report)["runs"][0]["results"]] == ["TP404"] * 8
 
 
 def test_json_is_one_document_with_every_problem(runner: CliRunner, project: Path) -> None:
@@ -171,7 +214,7 @@ def test_github_writes_one_workflow_command_per_problem(runner: CliRunner, proje
     code, out, _ = _lint(runner, project, "--format", "github")
 
     (project / "contracts" / "shout.yaml").unlink()
-    clean, notes, _ = _lint(runner, project, "--format", "github")
+    clean, notes, _ = _lint(runner, project, "--format", "github", "--verbose")
 
     assert code == 1
     assert out == (
@@ -243,7 +286,7 @@ def test_junit_has_one_test_case_per_contract_failing_on_errors(runner: CliRunne
 def test_junit_shows_notes_and_warnings_as_output_of_a_passing_case(runner: CliRunner, project: Path) -> None:
     (project / "contracts" / "shout.yaml").unlink()
 
-    code, out, _ = _lint(runner, project, "--format", "junit")
+    code, out, _ = _lint(runner, project, "--format", "junit", "--verbose")
 
     assert code == 0
     case = ElementTree.fromstring(out.encode("utf-8")).find("testsuite/testcase")

@@ -90,6 +90,26 @@ def test_an_initialised_project_passes_its_own_checks(project: Path) -> None:
     assert "12 passed" in tests.stdout
 
 
+def test_an_initialised_project_lints_without_a_loss_note_in_text_or_github(project: Path) -> None:
+    text = CliRunner().invoke(cli, ["lint", "--project", str(project)])
+    github = CliRunner().invoke(cli, ["lint", "--format", "github", "--project", str(project)])
+
+    assert (text.exit_code, text.stdout, text.stderr) == (0, "1 contract(s) OK\n", "")
+    assert (github.exit_code, github.stdout, github.stderr) == (0, "", "")
+
+
+def test_init_accepts_only_the_losses_it_cannot_avoid_each_with_its_reason(project: Path) -> None:
+    lines = (project / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+    settings = tomllib.loads("\n".join(lines))
+
+    accepted = settings["tool"]["toolproof"]["export"]["accept-losses"]
+    assert sorted(accepted) == ["anthropic", "gemini-openapi", "openai", "openai-responses"]
+    assert all("*:output:output" in entries for entries in accepted.values())
+    listed = [line for line in lines if line.startswith('    "*:')]
+    assert len(listed) == sum(len(entries) for entries in accepted.values())
+    assert all('",  # ' in line for line in listed), listed
+
+
 def test_an_initialised_project_serves_its_tool(project: Path) -> None:
     called = _run("-m", "toolproof", "call", "word_count", "--args", '{"text": "to be"}', cwd=project)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +14,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
+from tests.testing.resource_project import toolproof
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.testing import Hints, PropertyFailure, check_example_properties, check_properties, fuzz
 from toolproof.testing.fuzz import FuzzFailure, FuzzHost, near_misses, valid_arguments
@@ -63,7 +66,7 @@ def test_a_written_file_breaks_read_only(folder: Path) -> None:
     def write() -> None:
         (folder / "a.txt").write_text("changed\n", encoding="utf-8")
 
-    with pytest.raises(PropertyFailure, match=r"^writer: read_only, but changed a\.txt: \('file'"):
+    with pytest.raises(PropertyFailure, match=r"^writer: read_only, but changed a\.txt \(content"):
         check_properties(_calls(write, lambda: None), folder, Hints(read_only=True), "writer")
 
 
@@ -97,10 +100,40 @@ def test_a_deleted_file_breaks_not_destructive(folder: Path) -> None:
     assert check_properties(_calls(lambda: None, lambda: None), folder, Hints(destructive=True), "ok").ok
 
 
-def test_a_second_call_with_another_answer_breaks_idempotence(folder: Path) -> None:
+def test_an_update_that_reports_the_previous_status_keeps_idempotence(folder: Path) -> None:
+    """MCP's idempotentHint: a repeat has no additional effect on the environment; its answer may differ."""
+    status = folder / "status.txt"
+
+    def close() -> ToolResult:
+        previous = status.read_text(encoding="utf-8") if status.exists() else "open"
+        status.write_text("closed", encoding="utf-8")  # the second call rewrites the same bytes
+        return _ok({"previous": previous, "status": "closed"})
+
+    result = check_properties(close, folder, Hints(destructive=False, idempotent=True), "close")
+
+    assert result.output == {"previous": "open", "status": "closed"}
+
+
+def test_a_second_call_with_another_answer_breaks_same_answer_naming_each_differing_field(folder: Path) -> None:
+    answers = iter([_ok({"n": 1, "tags": ["a", "b"]}), _ok({"n": 1, "tags": ["a", "c"], "more": True})])
+
+    with pytest.raises(PropertyFailure) as failure:
+        check_properties(lambda: next(answers), folder, Hints(idempotent=True, same_answer=True), "counter")
+
+    assert str(failure.value) == (
+        "counter: same_answer, but the second output differs from the first:\n"
+        '  $.tags[1]: expected "b", got "c"\n'
+        "  $.more: not expected, got true"
+    )
+
+
+def test_a_second_call_with_another_error_code_breaks_same_answer(folder: Path) -> None:
     answers = iter([_ok({"n": 1}), ToolResult("t", None, ErrorInfo("busy", "busy"), "busy")])
-    with pytest.raises(PropertyFailure, match=r"^counter: idempotent, but the second call gave \('busy', None\)"):
-        check_properties(lambda: next(answers), folder, Hints(idempotent=True), "counter")
+
+    with pytest.raises(
+        PropertyFailure, match=r"^counter: same_answer, but the second call gave error 'busy' after success$"
+    ):
+        check_properties(lambda: next(answers), folder, Hints(same_answer=True), "counter")
 
 
 def test_a_second_call_that_changes_state_again_breaks_idempotence(folder: Path) -> None:
@@ -209,3 +242,135 @@ def test_a_hang_fails_the_fuzz_check(host: FuzzHost, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(fuzz, "CALL_TIMEOUT", 0.1)
     with pytest.raises(FuzzFailure, match=r"^read_file did not answer within 0\.1 s: "):
         host.call({"path": "x"})
+
+
+_STATUS_HOST = '''\
+"""The project's resources: the status file, in the host's test folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from toolproof.runtime import HostOptions
+
+
+class StatusFile:
+    resource: ClassVar[str] = "status_file"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+
+def resources(options: HostOptions) -> list[object]:
+    return [StatusFile(options.folder / "status.txt")] if options.folder else []
+'''
+
+_STATUS_CONTRACT = """\
+name: set_status
+version: 0.1.0
+title: Set status
+description: >-
+  Set the ticket's status, and say what it was. Use it when the user closes or reopens the ticket.
+annotations: {read_only: false, destructive: true, idempotent: true, open_world: false}
+needs: [status_file]
+input:
+  type: object
+  properties:
+    status: {enum: [open, closed], description: The new status.}
+  required: [status]
+  additionalProperties: false
+output:
+  type: object
+  properties:
+    previous: {type: string}
+    status: {type: string}
+  required: [previous, status]
+  additionalProperties: false
+errors: {}
+render:
+  result: "{previous} -> {status}"
+examples:
+  - name: closes an open ticket
+    given: {files: {status.txt: open}}
+    input: {status: closed}
+    expect: {output: {previous: open, status: closed}}
+"""
+
+_STATUS_HANDLER = '''\
+"""set_status: write the new status, answer the previous one."""
+
+from __future__ import annotations
+
+from generated import set_status as contract
+from host import StatusFile
+from toolproof.runtime import ToolContext
+
+
+def handle(args: contract.SetStatusInput, ctx: ToolContext) -> contract.SetStatusOutput:
+    """The status file holds one word."""
+    path = ctx.need(StatusFile).path
+    previous = path.read_text(encoding="utf-8") if path.exists() else "open"
+    path.write_text(args["status"], encoding="utf-8")
+    return {"previous": previous, "status": args["status"]}
+'''
+
+
+@pytest.fixture
+def status_project(tmp_path: Path) -> Path:
+    """A project made as a user makes one, whose `set_status` answers the status it replaced."""
+    folder = tmp_path / "tickets"
+    folder.mkdir()
+    for argv in (["init", "."], ["new", "set_status"]):
+        made = toolproof(*argv, cwd=folder)
+        assert made.returncode == 0, made.stderr
+    (folder / "host.py").write_text(_STATUS_HOST, encoding="utf-8")
+    (folder / "contracts" / "set_status.yaml").write_text(_STATUS_CONTRACT, encoding="utf-8")
+    (folder / "handlers" / "set_status.py").write_text(_STATUS_HANDLER, encoding="utf-8")
+    settings = folder / "pyproject.toml"
+    text = settings.read_text(encoding="utf-8")
+    commented = next(line for line in text.splitlines() if line.startswith("# resources = "))
+    settings.write_text(text.replace(commented, 'resources = ["host:resources"]'), encoding="utf-8")
+    return folder
+
+
+def _properties_test(folder: Path) -> subprocess.CompletedProcess[str]:
+    generated = toolproof("gen", cwd=folder)
+    assert generated.returncode == 0, generated.stderr
+    test = "generated/tests/test_set_status_properties.py"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", test],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_an_update_that_answers_the_previous_status_passes_its_generated_idempotence_test(
+    status_project: Path,
+) -> None:
+    ran = _properties_test(status_project)
+
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "2 passed" in ran.stdout
+
+
+def test_a_contract_asking_for_the_same_answer_fails_its_generated_test_naming_the_field(
+    status_project: Path,
+) -> None:
+    contract = status_project / "contracts" / "set_status.yaml"
+    text = contract.read_text(encoding="utf-8")
+    contract.write_text(text.replace("needs:", "same_answer: true\nneeds:"), encoding="utf-8")
+
+    ran = _properties_test(status_project)
+
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    shown = [line.removeprefix("E").strip() for line in ran.stdout.splitlines() if line.startswith("E ")]
+    header = (
+        "toolproof.testing.properties.PropertyFailure: example 'closes an open ticket': same_answer,"
+        " but the second output differs from the first:"
+    )
+    assert header in shown
+    assert shown[shown.index(header) + 1] == '$.previous: expected "open", got "closed"'

@@ -1,17 +1,21 @@
-"""What a generated conformance test says when its example cannot run as written."""
+"""What a generated conformance test says when its example cannot run as written, or its result differs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.testing.resource_project import toolproof
 from toolproof.runtime.context import ToolContext
 from toolproof.runtime.registry import BoundTool
+from toolproof.runtime.result import ToolResult
 from toolproof.runtime.spec import load_specs
-from toolproof.testing.replay import ExampleFailure, replay
+from toolproof.testing.replay import ExampleFailure, check_expectation, replay
 
 
 def _handler(args: Any, ctx: ToolContext) -> Any:
@@ -29,3 +33,133 @@ def test_a_tool_whose_resource_the_host_lacks_is_named_as_not_served_not_as_unkn
     message = str(failure.value)
     assert "tool 'get_skill' is not served: it needs notes_db, which this host was not given" in message
     assert "unknown" not in message.lower()
+
+
+_SUMMARY_CONTRACT = """\
+name: summarise
+version: 0.1.0
+title: Summarise
+description: >-
+  Count a text's words and lines, and tag it. Use it when the user asks what a text holds.
+annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
+input:
+  type: object
+  properties:
+    text: {type: string, description: The text.}
+  required: [text]
+  additionalProperties: false
+output:
+  type: object
+  $defs:
+    count: {$ref: "#/$defs/natural"}
+    natural: {type: integer, minimum: 0}
+  properties:
+    words: {$ref: "#/$defs/count"}
+    about:
+      type: object
+      properties:
+        lines: {$ref: "#/$defs/count"}
+        tags: {type: array, items: {type: string}}
+      required: [lines, tags]
+      additionalProperties: false
+  required: [words, about]
+  additionalProperties: false
+errors: {}
+examples:
+  - name: counts the words of a text
+    input: {text: "to be or not"}
+    expect: {output_includes: {words: 4}}
+  - name: tags a text
+    input: {text: "to be"}
+    expect: {output: {words: 2, about: {lines: 1, tags: [short, plain, prose]}}}
+"""
+
+_SUMMARY_HANDLER = '''\
+"""summarise: count and tag a text."""
+
+from __future__ import annotations
+
+from generated import summarise as contract
+from toolproof.runtime import ToolContext
+
+
+def handle(args: contract.SummariseInput, ctx: ToolContext) -> contract.SummariseOutput:
+    """Every text is short, plain prose here."""
+    text = args["text"]
+    return {"words": len(text.split()), "about": {"lines": len(text.splitlines()), "tags": ["short", "plain", "prose"]}}
+'''
+
+
+@pytest.fixture
+def summary_project(tmp_path: Path) -> Path:
+    """A project made as a user makes one, whose `summarise` output types its fields by `$ref`."""
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    for argv in (["init", "."], ["new", "summarise"]):
+        made = toolproof(*argv, cwd=folder)
+        assert made.returncode == 0, made.stderr
+    (folder / "contracts" / "summarise.yaml").write_text(_SUMMARY_CONTRACT, encoding="utf-8")
+    (folder / "handlers" / "summarise.py").write_text(_SUMMARY_HANDLER, encoding="utf-8")
+    return folder
+
+
+def _conformance_test(folder: Path) -> subprocess.CompletedProcess[str]:
+    generated = toolproof("gen", cwd=folder)
+    assert generated.returncode == 0, generated.stderr
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "generated/tests/test_summarise.py"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_output_includes_on_a_field_typed_by_ref_lints_generates_and_passes(summary_project: Path) -> None:
+    ran = _conformance_test(summary_project)
+
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "2 passed" in ran.stdout
+
+
+def test_an_example_wrong_in_one_nested_field_fails_showing_only_that_field(summary_project: Path) -> None:
+    contract = summary_project / "contracts" / "summarise.yaml"
+    text = contract.read_text(encoding="utf-8")
+    contract.write_text(text.replace("tags: [short, plain, prose]", "tags: [short, clear, prose]"), encoding="utf-8")
+
+    ran = _conformance_test(summary_project)
+
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    shown = [line.removeprefix("E").strip() for line in ran.stdout.splitlines() if line.startswith("E ")]
+    assert shown == [
+        "toolproof.testing.replay.ExampleFailure: example 'tags a text': the output differs in 1 place:",
+        '$.about.tags[1]: expected "clear", got "plain"',
+    ]
+
+
+def test_a_failing_example_names_each_changed_missing_and_extra_field_by_its_path() -> None:
+    expected = {"id": 7, "owner": {"name": "ann", "tags": ["a", "b"]}, "gone": True}
+    got = {"id": 7, "owner": {"name": "bob", "tags": ["a"]}, "new": None}
+
+    with pytest.raises(ExampleFailure) as failure:
+        check_expectation("an example", {"output": expected}, ToolResult("t", got, None, "{}"))
+
+    assert str(failure.value) == (
+        "example 'an example': the output differs in 4 places:\n"
+        '  $.owner.name: expected "ann", got "bob"\n'
+        '  $.owner.tags[1]: missing, expected "b"\n'
+        "  $.gone: missing, expected true\n"
+        "  $.new: not expected, got null"
+    )
+
+
+def test_a_long_string_that_differs_is_shown_from_a_little_before_its_first_difference() -> None:
+    expected = {"text": "x" * 300}
+    got = {"text": "x" * 250 + "y" + "x" * 49}
+
+    with pytest.raises(ExampleFailure) as failure:
+        check_expectation("long", {"output": expected}, ToolResult("t", got, None, "{}"))
+
+    (line,) = str(failure.value).splitlines()[1:]
+    assert line == f'  $.text: expected ..."{"x" * 70}", got ..."{"x" * 20}y{"x" * 49}"'

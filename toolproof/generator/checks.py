@@ -20,6 +20,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator
@@ -98,6 +99,23 @@ class _Schema:
         except Exception:  # python-jsonschema cannot judge it either
             errors = []
         return _sorted_errors(errors) or [ValidationError("the runtime's validator cannot judge this value")]
+
+
+_OUTPUT_URI = "urn:toolproof:output"
+"""The base URI the output schema is given when one of its fields is checked alone (``_field_schema``)."""
+
+
+def _field_schema(root: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The schema of the output field ``key``, its ``$ref``\\ s resolving against the whole output schema.
+
+    The field's schema alone would lose the root its ``$ref: "#/$defs/..."`` names. Here the
+    output schema is a resource of its own (its ``$id``, or ``_OUTPUT_URI``) inside a schema whose
+    one assertion is a reference to that field: references within it, nested ones too, resolve as
+    they do when the whole output is checked.
+    """
+    uri = root["$id"] if isinstance(root.get("$id"), str) else _OUTPUT_URI
+    where = "/properties/" + key.replace("~", "~0").replace("/", "~1")
+    return {"$defs": {"output": {**root, "$id": uri}}, "$ref": uri + "#" + quote(where, safe="/~")}
 
 
 def _fast_valid(fast: Any, instance: Any) -> bool:
@@ -384,13 +402,11 @@ class _Checker:
                     self.add((*at, "expect", "output_includes", key), "example-output", message, key=True)
                     continue
                 if key not in field_checks:
-                    field_checks[key] = _Schema(props[key])
+                    field_checks[key] = _Schema(_field_schema(self.data["output"], key))
                 for error in field_checks[key].errors(value):
-                    self.add(
-                        (*at, "expect", "output_includes", key, *error.absolute_path),
-                        "example-output",
-                        f"example output breaks the output schema: {_described(error)}",
-                    )
+                    where = (*at, "expect", "output_includes", key, *error.absolute_path)
+                    error.path.appendleft(key)  # the message names the field within the output: $.words
+                    self.add(where, "example-output", f"example output breaks the output schema: {_described(error)}")
             if "error_output" in expect and "error_output" not in self.data.get("render", {}):
                 message = "the example expects an error_output, but the contract has no render.error_output"
                 self.add((*at, "expect", "error_output"), "error-output", message, key=True)

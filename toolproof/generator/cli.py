@@ -36,6 +36,9 @@ _STRICT_EXPORT = click.option(
 )
 
 
+_EACH_LOSS = ("json", "sarif")
+"""Lint formats for machines that keep every loss: a summary line would hide the places they annotate."""
+
 _OWN_PROJECT = click.option(
     "--project",
     type=click.Path(path_type=Path),
@@ -267,13 +270,22 @@ def _write(loaded: Project, config: ProjectConfig) -> list[str]:
     help="Also report contracts whose changes since REF (as `toolproof breaking` sees them) break callers "
     "without a major version bump.",
 )
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="List each export loss (TP404) a provider forces, not one line per tool counting them "
+    "(json and sarif always list each).",
+)
 @_STRICT_EXPORT
 @project_option
-def lint(fmt: str, against: str | None, strict_export: bool, project: Path | None) -> None:
-    """Check the contracts and the handlers package; report each problem, and each export loss not accepted.
+def lint(fmt: str, against: str | None, verbose: bool, strict_export: bool, project: Path | None) -> None:
+    """Check the contracts and the handlers package; report each problem, and the export losses not accepted.
 
     Every problem names its rule. The checks run in stages: a contract's later
     stages run once its earlier ones pass (the documentation's Linting page).
+    The losses a provider forces on a tool (TP404) print as one note per tool
+    that counts them by provider; --verbose, json and sarif list each.
 
     Text lines read `file:line:col: level [RULE-ID] message`. The project's
     `[tool.toolproof.lint] strict-export = true` is the same as --strict-export.
@@ -286,7 +298,8 @@ def lint(fmt: str, against: str | None, strict_export: bool, project: Path | Non
 
     config = project_or_exit(project)
     strict_export = strict_export or config.lint.get("strict-export") is True
-    loaded = load_project(config, strict_export=strict_export, show_losses=True)
+    summary_only = not verbose and fmt not in _EACH_LOSS
+    loaded = load_project(config, strict_export=strict_export, show_losses=True, loss_summary=summary_only)
     _check_handlers(loaded)
     if against is not None and loaded.ok:
         loaded.problems.extend(_version_problems(config, loaded, against))

@@ -75,6 +75,8 @@ class Contract:
     attaches: tuple[str, ...]
     """Kinds of MCP content block the handler may attach to a result (``image``, ``resource``...)."""
     annotations: Mapping[str, bool]
+    same_answer: bool
+    """A second identical call must answer as the first did (the generated properties test checks it)."""
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
     errors: tuple[ErrorModel, ...]
@@ -233,6 +235,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         timeout=data.get("timeout"),
         attaches=tuple(data.get("attaches", ())),
         annotations=data["annotations"],
+        same_answer=data.get("same_answer", False),
         input_schema=data["input"],
         output_schema=data["output"],
         errors=tuple(errors),

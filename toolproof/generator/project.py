@@ -13,7 +13,8 @@ import gc
 import keyword
 import re
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,12 +166,13 @@ def unaccepted_losses(project: Project, losses: Iterable[Loss]) -> list[Loss]:
     return [loss for loss in losses if not any(entry.matches(loss) for entry in accepted)]
 
 
-def _export_problems(project: Project, *, strict_export: bool, show_losses: bool) -> list[Problem]:
+def _export_problems(project: Project, *, strict_export: bool, show_losses: bool, loss_summary: bool) -> list[Problem]:
     """Provider limits broken (errors), and each loss an export forced (notes, or errors when strict).
 
     Each provider is judged on its own: a loss is accepted by the entries the
     project's ``accept-losses`` lists for the provider that forced it, and an
     accepted loss is neither shown nor an error; an entry that accepts nothing is a warning.
+    With ``loss_summary``, the notes are one per tool (``_loss_summary``), not one per loss.
     """
     exports = project.exports()
     accepted, problems = _acceptance(project)
@@ -185,6 +187,7 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
         problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}"))
     level = Level.ERROR if strict_export else Level.NOTE
     used: set[AcceptedLoss] = set()
+    shown: dict[str, list[tuple[tuple[int, int], Loss]]] = {}
     for loss in losses_of(exports):
         accepting = next((a for a in accepted if a.matches(loss)), None)
         if accepting is not None:
@@ -195,11 +198,18 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
             continue
         if strict_export or show_losses:
             result = loss.schema == "result"  # a dropped content block: where the contract declares it
-            line, column = contract.where(
+            mark = contract.where(
                 ("attaches", contract.attaches.index(loss.keyword)) if result else (loss.schema, *loss.path)
             )
+            shown.setdefault(loss.tool, []).append((mark, loss))
+    for tool, found in shown.items():
+        source = by_name[tool].source
+        if loss_summary and not strict_export:
+            problems.append(_loss_summary(source, tool, found))
+            continue
+        for (line, column), loss in found:
             message = f"{loss.format}: {loss.key()} {loss.action} ({loss.detail})"
-            problems.append(rule("export-loss").at(contract.source, line, column, message, level))
+            problems.append(rule("export-loss").at(source, line, column, message, level))
     for entry in accepted:
         if entry not in used:
             message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
@@ -207,6 +217,20 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
                 rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
             )
     return problems
+
+
+def _loss_summary(source: str, tool: str, found: Sequence[tuple[tuple[int, int], Loss]]) -> Problem:
+    """One note, at the first of a tool's losses: ``echo: 3 rewrites for openai, 2 for gemini; run with ...``."""
+    counts = Counter(loss.format for _, loss in found)
+    formats = [fmt for fmt in DEFINITION_FORMATS if fmt in counts]
+    first = counts[formats[0]]
+    parts = [
+        f"{first} rewrite{'s' if first != 1 else ''} for {formats[0]}",
+        *(f"{counts[f]} for {f}" for f in formats[1:]),
+    ]
+    message = f"{tool}: {', '.join(parts)}; run with --verbose to list them"
+    line, column = min(place for place, _ in found)
+    return rule("export-loss").at(source, line, column, message, Level.NOTE)
 
 
 def _inside_toolproof(root: Path) -> bool:
@@ -485,13 +509,17 @@ def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> lis
     return problems
 
 
-def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False) -> Project:
+def load_project(
+    root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, loss_summary: bool = False
+) -> Project:
     """Load and check every contract of a project.
 
     Args:
         root: the project's settings, or its folder (settings found there, else defaults).
         strict_export: report every loss an exported definition suffers as an error.
         show_losses: report every such loss as a note.
+        loss_summary: with ``show_losses``, one note per tool counting its losses by provider instead
+            (``toolproof lint`` without ``--verbose``); a strict export still reports each loss.
     """
     config = root if isinstance(root, ProjectConfig) else config_for(root)
     project = Project(config)
@@ -501,6 +529,10 @@ def load_project(root: Path | ProjectConfig, *, strict_export: bool = False, sho
         project.problems.extend(_handler_problems(config, project.contracts))
         project.problems.extend(_needs_problems(config, project.contracts))
         if project.ok and project.contracts:
-            project.problems.extend(_export_problems(project, strict_export=strict_export, show_losses=show_losses))
+            project.problems.extend(
+                _export_problems(
+                    project, strict_export=strict_export, show_losses=show_losses, loss_summary=loss_summary
+                )
+            )
     project.problems.sort()
     return project

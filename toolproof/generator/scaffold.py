@@ -68,6 +68,27 @@ handlers = "handlers"
 # "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors" (per tool).
 # exports = ["mcp", "openai", "anthropic"]
 
+[tool.toolproof.export.accept-losses]
+# What each provider's tool definitions cannot say, accepted with why it is safe, so that `toolproof lint` notes
+# only the losses you can act on (one line per tool; `toolproof lint --verbose` lists each). An entry that matches
+# no loss any more is a warning (TP406): remove it. An entry is TOOL:SCHEMA[POINTER][:KEYWORD], * for any one.
+openai = [
+    "*:output:output",  # no field for a tool's output schema: the model reads the rendered result text
+    "*:input/properties/*:required",  # strict mode requires every property: an optional one may be null, read as absent
+]
+openai-responses = [
+    "*:output:output",  # no field for a tool's output schema: the model reads the rendered result text
+    "*:input/properties/*:required",  # strict mode requires every property: an optional one may be null, read as absent
+]
+anthropic = [
+    "*:output:output",  # no field for a tool's output schema: the model reads the rendered result text
+    "*:input/properties/*:minimum",  # strict mode rejects bounds: moved to the description, the runtime enforces them
+]
+gemini-openapi = [
+    "*:output:output",  # no field for a tool's output schema: the model reads the rendered result text
+    "*:input:additionalProperties",  # this form cannot close an object: the runtime refuses extra keys
+]
+
 [tool.pytest.ini_options]
 testpaths = ["tests", "generated/tests"]
 pythonpath = ["."]

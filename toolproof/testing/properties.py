@@ -1,12 +1,23 @@
 """Check what a contract's annotations claim, by calling its tool twice and watching the test folder.
 
-``idempotent``: a second call with the same arguments gives the same output and
-error code and leaves the folder as the first left it. ``read_only``: no file
-under the folder changes (content, mode, mtime), none is added or removed.
-Not ``destructive``: nothing that was there is gone. The generated
-``test_<module>_properties.py`` calls ``check_example_properties`` once per
-usable example; the fuzz host (``fuzz.py``) calls ``check_properties`` on
-arguments drawn from the input schema.
+The annotations mean what MCP's tool annotations mean (``readOnlyHint``,
+``destructiveHint``, ``idempotentHint``), judged on the environment the test
+can see: the test folder, which holds the example's fixtures and workspaces.
+
+``read_only`` ("does not modify its environment"): no path under the folder
+changes (kind, content, mode, mtime), none is added or removed, on either call.
+Not ``destructive`` ("performs only additive updates"): nothing that was there
+is gone. ``idempotent`` ("calling the tool repeatedly with the same arguments
+will have no additional effect on its environment"): the second call leaves
+the folder as the first left it (kinds, contents and modes; rewriting a file
+with the same bytes is no effect). Its answer may differ: an "update status"
+tool reports the previous status. ``same_answer``, the contract's own key, asks
+for more: the second call answers as the first did, the same output or the
+same error code.
+
+The generated ``test_<module>_properties.py`` calls ``check_example_properties``
+once per usable example; the fuzz host (``fuzz.py``) calls ``check_properties``
+on arguments drawn from the input schema.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from toolproof.runtime.result import ToolResult
+from toolproof.testing.difference import differences
 from toolproof.testing.replay import (
     TEST_DIR,
     as_unprivileged,
@@ -50,6 +62,8 @@ class Hints:
     read_only: bool = False
     destructive: bool = True
     idempotent: bool = False
+    same_answer: bool = False
+    """The contract's ``same_answer``: a second identical call gives the same output or error code."""
 
 
 def _entry(path: Path, st: os.stat_result) -> tuple[str, int, int, str]:
@@ -77,17 +91,43 @@ def snapshot(base: Path) -> Snapshot:
     return found
 
 
-def _changes(before: Snapshot, after: Snapshot) -> list[str]:
+def _changed(before: tuple[str, int, int, str], after: tuple[str, int, int, str], *, mtime: bool) -> str | None:
+    """What changed of one path (its kind, mode, content or link target, mtime), or None."""
+    (kind, mode, when, content), (new_kind, new_mode, new_when, new_content) = before, after
+    parts: list[str] = []
+    if kind != new_kind:
+        parts.append(f"kind {kind} -> {new_kind}")
+    if mode != new_mode:
+        parts.append(f"mode {mode:o} -> {new_mode:o}")
+    if content != new_content:
+        parts.append(f"link target {content!r} -> {new_content!r}" if kind == "symlink" else "content")
+    if mtime and when != new_when:
+        parts.append("mtime")
+    return ", ".join(parts) or None
+
+
+def _changes(before: Snapshot, after: Snapshot, *, mtime: bool = True) -> list[str]:
+    """Each path removed, added or changed; ``mtime=False`` leaves out a change of mtime alone."""
     added = [f"added {p}" for p in sorted(set(after) - set(before))]
     removed = [f"removed {p}" for p in sorted(set(before) - set(after))]
     changed = [
-        f"changed {p}: {before[p]} -> {after[p]}" for p in sorted(set(before) & set(after)) if before[p] != after[p]
+        f"changed {p} ({what})"
+        for p in sorted(set(before) & set(after))
+        if (what := _changed(before[p], after[p], mtime=mtime)) is not None
     ]
     return [*removed, *added, *changed]
 
 
-def _outcome(result: ToolResult) -> tuple[str | None, Any]:
-    return (None if result.error is None else result.error.code, result.output)
+def _answers_differ(first: ToolResult, second: ToolResult) -> str | None:
+    """How the second answer differs from the first (code, or output field by field); None when alike."""
+    codes = [None if r.error is None else r.error.code for r in (first, second)]
+    if codes[0] != codes[1]:
+        said = ["success" if code is None else f"error '{code}'" for code in codes]
+        return f"the second call gave {said[1]} after {said[0]}"
+    if first.output == second.output:
+        return None
+    lines = differences(first.output, second.output)
+    return "the second output differs from the first:" + "".join(f"\n  {line}" for line in lines)
 
 
 def check_properties(call: Callable[[], ToolResult], base: Path, hints: Hints, label: str) -> ToolResult:
@@ -117,11 +157,14 @@ def check_properties(call: Callable[[], ToolResult], base: Path, hints: Hints, l
         gone = (set(before) - set(middle)) | (set(middle) - set(after))
         problems += [f"not destructive, but deleted {p}" for p in sorted(gone)]
     if hints.idempotent:
-        if _outcome(first) != _outcome(second):
-            problems.append(f"idempotent, but the second call gave {_outcome(second)!r} after {_outcome(first)!r}")
-        problems += [f"idempotent, but the second call {c}" for c in _changes(middle, after)]
+        problems += [f"idempotent, but the second call {c}" for c in _changes(middle, after, mtime=False)]
+    if hints.same_answer:
+        differ = _answers_differ(first, second)
+        if differ is not None:
+            problems.append(f"same_answer, but {differ}")
     if problems:
-        raise PropertyFailure(f"{label}: " + "; ".join(dict.fromkeys(problems)))
+        apart = "\n" if any("\n" in problem for problem in problems) else "; "
+        raise PropertyFailure(f"{label}: " + apart.join(dict.fromkeys(problems)))
     return first
 
 

@@ -25,6 +25,7 @@ from toolproof.runtime.project import ProjectConfig, activate, builtin_project, 
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.toolbox import open_runtime, project_tools
+from toolproof.testing.difference import differences, show
 from toolproof.testing.fixtures import lay_fixtures
 
 __all__ = ["ExampleFailure", "bound_tool", "check_expectation", "replay", "run_example"]
@@ -169,13 +170,18 @@ def example_named(tool: BoundTool, name: str) -> Mapping[str, Any]:
     raise LookupError(f"contract '{tool.spec.name}' has no example named {name!r}")
 
 
-def _show(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return text if len(text) < 2000 else text[:2000] + "..."
+def _differs(what: str, expected: Any, got: Any, path: str = "$") -> str:
+    """The differences of ``got`` from ``expected``, one indented line each, under a line naming ``what``."""
+    lines = differences(expected, got, path)
+    places = f"{len(lines)} place{'s' if len(lines) != 1 else ''}"
+    return f"{what} differs in {places}:" + "".join(f"\n  {line}" for line in lines)
 
 
 def check_expectation(name: str, expect: Mapping[str, Any], result: ToolResult) -> None:
     """Compare a result with an example's ``expect`` block.
+
+    An output (or an error's output) that is not the expected one is shown by
+    its differences (``difference.differences``), not whole.
 
     Raises:
         ExampleFailure: naming the example and each difference.
@@ -184,34 +190,40 @@ def check_expectation(name: str, expect: Mapping[str, Any], result: ToolResult) 
     code = expect.get("error")
     if code is not None:
         if result.error is None:
-            problems.append(f"expected error '{code}', got success with output {_show(result.output)}")
+            problems.append(f"expected error '{code}', got success with output {show(result.output)}")
         else:
             if result.error.code != code:
                 problems.append(f"expected error '{code}', got '{result.error.code}': {result.error.message}")
             if "message" in expect and result.error.message != expect["message"]:
                 problems.append(f"expected message {expect['message']!r}, got {result.error.message!r}")
             if "error_output" in expect and result.error.output != expect["error_output"]:
-                got = "none" if result.error.output is None else _show(result.error.output)
-                problems.append(f"expected error_output {_show(expect['error_output'])}, got {got}")
+                if result.error.output is None:
+                    problems.append(f"expected error_output {show(expect['error_output'])}, got none")
+                else:
+                    problems.append(_differs("the error_output", expect["error_output"], result.error.output))
     elif result.error is not None:
         problems.append(f"expected success, got error '{result.error.code}': {result.error.message}")
     else:
         if "output" in expect and result.output != expect["output"]:
-            problems.append(f"expected output {_show(expect['output'])}, got {_show(result.output)}")
+            problems.append(_differs("the output", expect["output"], result.output))
         for key in expect.get("output_has", ()):
             if not isinstance(result.output, Mapping) or key not in result.output:
                 problems.append(f"expected output.{key} to be present")
-        for key, value in expect.get("output_includes", {}).items():
-            got = result.output.get(key, "<absent>") if isinstance(result.output, Mapping) else "<no object>"
-            if got != value:
-                problems.append(f"expected output.{key} = {_show(value)}, got {_show(got)}")
+        includes = expect.get("output_includes", {})
+        if includes and not isinstance(result.output, Mapping):
+            problems.append(f"expected an output object with {', '.join(includes)}, got {show(result.output)}")
+        elif includes:
+            got = {key: result.output[key] for key in includes if key in result.output}
+            if got != includes:
+                problems.append(_differs("the output", includes, got))
     if "text" in expect and result.text != expect["text"]:
         problems.append(f"expected text {expect['text']!r}, got {result.text!r}")
     for part in expect.get("text_contains", ()):
         if part not in result.text:
             problems.append(f"expected the text to contain {part!r}, got {result.text[:500]!r}")
     if problems:
-        raise ExampleFailure(f"example {name!r}: " + "; ".join(problems))
+        apart = "\n" if any("\n" in problem for problem in problems) else "; "
+        raise ExampleFailure(f"example {name!r}: " + apart.join(problems))
 
 
 TEST_DIR = "${TEST_DIR}"

@@ -29,6 +29,7 @@ HINTS = Hints(
     read_only=True,
     destructive=False,
     idempotent=True,
+    same_answer=False,
 )
 
 EXAMPLES = [

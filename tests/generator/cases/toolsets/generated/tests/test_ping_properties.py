@@ -20,6 +20,7 @@ HINTS = Hints(
     read_only=True,
     destructive=False,
     idempotent=True,
+    same_answer=False,
 )
 
 EXAMPLES = [
