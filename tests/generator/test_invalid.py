@@ -159,6 +159,30 @@ def test_an_error_without_an_example_is_a_warning_not_an_error(tmp_path: Path) -
     ]
 
 
+def test_an_error_no_example_can_set_up_says_why_and_is_not_asked_for_one(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    error = "errors:\n  db_down: {message: 'The database is down', no_example: the host's database cannot be stopped}"
+    (folder / "echo.yaml").write_text(ECHO.format(name="echo").replace("errors: {}", error), encoding="utf-8")
+
+    project = load_project(tmp_path)
+
+    assert project.ok
+    assert [str(p) for p in project.problems] == []
+
+
+def test_an_empty_no_example_reason_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    error = "errors:\n  db_down: {message: 'The database is down', no_example: ''}"
+    (folder / "echo.yaml").write_text(ECHO.format(name="echo").replace("errors: {}", error), encoding="utf-8")
+
+    project = load_project(tmp_path)
+
+    assert not project.ok
+    assert any("no_example" in str(p) for p in project.problems), [str(p) for p in project.problems]
+
+
 def test_an_empty_contracts_folder_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "contracts").mkdir()
 

@@ -436,7 +436,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "examples:\n  - name: echoes\n    input: {word: hi}\n    expect: {output: {echo: hi}}\n"
         "# warning [TP310] error 'too_loud' has no example",
         "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: too_loud}`), "
-        "so the generated tests prove the handler can raise it.",
+        "so the generated tests prove the handler can raise it. An error no example can set up (a fault of the "
+        "host) says why in `no_example: ...` and is tested by your own tests.",
     ),
     # 4: the project and its exports
     "TP401": RuleDoc(

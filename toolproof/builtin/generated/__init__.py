@@ -4,7 +4,7 @@
 # source: toolproof/builtin/contracts/get_skill.yaml
 # sha256: 984906e1516e317f8d492f7b2279ce37cdbbca68c9c95491b719718a2ec5e484
 # source: toolproof/builtin/contracts/read_file.yaml
-# sha256: 0d800823ea3779edaed601d70e4331828e71c141e1bd054f8a539c0893287e3d
+# sha256: 4e6d9801212d78ee911c14f2a56f453232116f1e0e488d1ae35acf34207a37c6
 # source: toolproof/builtin/contracts/read_file_in_skill.yaml
 # sha256: bc7e13e5f1798765b3dc16e8764561e583107b5cb7262d2b4675bd323896d54c
 # source: toolproof/builtin/contracts/read_skill.yaml
