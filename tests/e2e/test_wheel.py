@@ -656,7 +656,7 @@ def test_a_project_tool_named_like_an_included_builtin_is_reported_naming_both_s
 
     lint = fresh.toolproof("lint", cwd=root, expect=1)
     toolsets = fresh.toolproof("toolsets", cwd=root, expect=1)
-    call = fresh.toolproof("call", "word_count", "--args", '{"text": "a"}', cwd=root, expect=1)
+    call = fresh.toolproof("call", "word_count", "--args", '{"text": "a"}', cwd=root, expect=2)
     conform = fresh.toolproof("conform", "--mcp", f"{fresh.bin / 'toolproof'} serve mcp", cwd=root, expect=1)
 
     clash = "tool 'read_file' is also the built-in tool of set gateway, which pyproject.toml includes"
