@@ -27,6 +27,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
+from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.schemalint import check_schema, number_hint
 from toolproof.generator.source import JsonPath, Source
@@ -176,6 +177,7 @@ class _Checker:
         self._dynamic_enums()
         if not any(p.level is Level.ERROR for p in self.problems) and templates_ok:
             self._examples()
+            self.problems.extend(python_only_texts(self.source))
         return self.problems
 
     def _file_name(self) -> None:

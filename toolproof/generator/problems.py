@@ -119,6 +119,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP308", "example-message", _E, "An example's message does not match its error's template."),
         Rule("TP309", "example-text", _E, "An example's text is not what the render templates produce."),
         Rule("TP310", "error-without-example", _W, "A catalogue error that no example exercises."),
+        Rule("TP311", "python-specific-text", _W, "An example pins a text only the Python runtime writes."),
         # 4: the project and its exports
         Rule("TP401", "no-contracts", _E, "The contracts folder holds no contract."),
         Rule("TP402", "unknown-toolset", _E, "include names no built-in tool set."),
@@ -438,6 +439,19 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "Add an example that ends in the error (`input: {word: HI}`, `expect: {error: too_loud}`), "
         "so the generated tests prove the handler can raise it. An error no example can set up (a fault of the "
         "host) says why in `no_example: ...` and is tested by your own tests.",
+    ),
+    "TP311": RuleDoc(
+        "examples:\n  - name: refuses an empty word\n    input: {word: \"\"}\n"
+        "    expect:\n      error: invalid_arguments\n"
+        "      message: \"Invalid arguments: $.word: must be at least 1 character(s) long (got '')\"\n"
+        "# warning [TP311] the message of the standard error 'invalid_arguments' is the Python runtime's:\n"
+        "#   its detail is the Python validator's sentence; pin the code and the JSON path\n"
+        "#   (text_contains: [\"Invalid arguments: $.word:\"])",
+        "Pin what every language agrees on: the code and the JSON path "
+        "(`expect: {error: invalid_arguments, text_contains: [\"Invalid arguments: $.word:\"]}`), and the output "
+        "rather than a text that shows a number or an object as Python writes its JSON (`2.0`, `1e+16`, "
+        "`{\"a\": 1}`, where `JSON.stringify` writes `2`, `10000000000000000`, `{\"a\":1}`): "
+        "`toolproof conform` holds servers in any language to these examples.",
     ),
     # 4: the project and its exports
     "TP401": RuleDoc(
