@@ -39,12 +39,14 @@ if TYPE_CHECKING:
     from toolproof.runtime.spec import ToolSpec
 
 __all__ = [
+    "Caller",
     "EnumSource",
     "Reporter",
     "ResourceCheck",
     "Resources",
     "ToolContext",
     "attaching",
+    "calling_as",
     "reporting",
     "resource_name",
 ]
@@ -55,6 +57,31 @@ Reporter = Callable[[str, Mapping[str, Any]], None]
 
 _reporter: ContextVar[Reporter | None] = ContextVar("toolproof_reporter", default=None)
 _attached: ContextVar[list[dict[str, Any]] | None] = ContextVar("toolproof_attached", default=None)
+_caller: ContextVar[Caller | None] = ContextVar("toolproof_caller", default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who made a call, as the host authenticated them: the claims of a verified OAuth access token."""
+
+    subject: str | None
+    """The token's ``sub``: the user (or, for a client's own token, the client)."""
+    client_id: str | None
+    """The OAuth client the token was issued to (``client_id``, else ``azp``)."""
+    scopes: frozenset[str]
+    """The scopes the token grants (``scope``, space-separated, or ``scp``)."""
+    issuer: str | None = None
+    """The authorization server that issued the token (``iss``)."""
+
+
+@contextmanager
+def calling_as(caller: Caller | None) -> Iterator[None]:
+    """Make ``caller`` the ``ToolContext.caller`` of calls made inside this block (a transport sets it per request)."""
+    token = _caller.set(caller)
+    try:
+        yield
+    finally:
+        _caller.reset(token)
 
 
 @contextmanager
@@ -191,6 +218,14 @@ class ToolContext:
                 f"tool {self.tool!r} needs resource {resource_name(kind)!r}, which the host did not supply"
             )
         return item
+
+    @property
+    def caller(self) -> Caller | None:
+        """Who made this call, when the host authenticates callers with OAuth (``serve http --oauth-issuer``).
+
+        None under static bearer tokens, without authentication, and on stdio.
+        """
+        return _caller.get()
 
     def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the caller how far the call got (MCP ``notifications/progress``); a no-op where none listens."""

@@ -13,9 +13,13 @@ Every request but the health check passes three gates first, in this order:
    browser) pass.
 3. **Bearer token**, when the host was given tokens: ``Authorization: Bearer
    <token>`` must match one of them (compared in constant time over the bytes),
-   else 401 with ``WWW-Authenticate: Bearer``. OAuth protected-resource
-   metadata (RFC 9728, ``resource_metadata=`` in that header) is the next step
-   for hosts that need per-user tokens; it is not served yet.
+   else 401 with ``WWW-Authenticate: Bearer``. Or, for per-user tokens, **OAuth**
+   (``Security.oauth``, ``oauth.py``): the token must be an access token the
+   trusted authorization server issued for this resource, else 401 with
+   ``resource_metadata=`` in that header (403 when it lacks a required scope);
+   the protected-resource metadata (RFC 9728) is served, past the first two
+   gates, at its well-known URLs; the caller the token names reaches handlers as
+   ``ToolContext.caller``.
 
 **CORS**, for browsers on an allowed origin other than the server's own (a
 page on ``--allow-origin https://app.example``, or a loopback dev server on
@@ -50,11 +54,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 import orjson
 
+from toolproof.runtime.context import Caller, calling_as
 from toolproof.runtime.printable import one_line, printable
 from toolproof.runtime.secret_files import warn_if_shared
 from toolproof.runtime.serve.http import (
@@ -69,6 +74,9 @@ from toolproof.runtime.serve.http import (
     repeated_headers,
 )
 from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
+
+if TYPE_CHECKING:
+    from toolproof.runtime.serve.oauth import ResourceServer
 
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
 
@@ -117,6 +125,9 @@ _ALLOWED_HEADERS: Final = (
 _EXPOSED_HEADERS: Final = b"Mcp-Protocol-Version, Mcp-Session-Id, Retry-After, WWW-Authenticate"
 """The response headers a page may read besides the CORS-safelisted ones."""
 _PREFLIGHT_MAX_AGE: Final = b"600"
+METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
+"""The root well-known URL of the protected-resource metadata (``oauth.METADATA_PATH``, without importing it)."""
+_METADATA_HEADERS: Final = [(b"cache-control", b"public, max-age=3600")]
 """Seconds a browser may keep a preflight's answer."""
 
 
@@ -154,15 +165,23 @@ class Security:
     """Origins (``scheme://host[:port]``) allowed besides loopback ones, which are allowed on any port."""
     tokens: tuple[bytes, ...] = field(default=(), repr=False)
     """Accepted bearer tokens; empty means the app asks for none."""
+    oauth: ResourceServer | None = field(default=None, repr=False)
+    """Checks OAuth access tokens (then ``tokens`` is empty); None: no OAuth."""
 
     @classmethod
     def build(
-        cls, bound: str, allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (), tokens: Iterable[str] = ()
+        cls,
+        bound: str,
+        allow_hosts: Iterable[str] = (),
+        allow_origins: Iterable[str] = (),
+        tokens: Iterable[str] = (),
+        oauth: ResourceServer | None = None,
     ) -> Security:
         """The default policy for a server bound to ``bound``, widened by the given hosts and origins."""
         hosts = {*_LOOPBACK, _bracketed(bound), *(_bracketed(host) for host in allow_hosts)}
         origins = {origin.strip().rstrip("/").lower() for origin in allow_origins}
-        return cls(frozenset(hosts), frozenset(origins), tuple(token.encode("utf-8") for token in tokens))
+        encoded = tuple(token.encode("utf-8") for token in tokens)
+        return cls(frozenset(hosts), frozenset(origins), encoded, oauth)
 
     def host_allowed(self, value: str | None) -> bool:
         """Whether a ``Host`` header value names an allowed host (a missing one does not)."""
@@ -260,15 +279,25 @@ class ToolproofApp:
                     await _preflight(send, origin, "POST" if path == ENDPOINT else "GET, POST")
                     return
                 send = _cors(send, origin)
-            refusal = self._token_refusal(scope)
+            oauth = self.security.oauth
+            if oauth is not None and path in (METADATA_PATH, oauth.settings.metadata_path):
+                get = scope["method"] in ("GET", "HEAD")
+                await _answer(send, 200 if get else 405, oauth.settings.metadata() if get else {}, _METADATA_HEADERS)
+                return
+            caller: Caller | None = None
+            if oauth is None:
+                refusal = self._token_refusal(scope)
+            else:
+                refusal, caller = await self._oauth_refusal(scope, oauth)
         if refusal is not None:
             status, payload, extra = refusal
             await _answer(send, status, payload, extra)
             return
-        if path == ENDPOINT:
-            await self.mcp(scope, receive, send)
-        else:
-            await self.rest(scope, receive, send)
+        with calling_as(caller):
+            if path == ENDPOINT:
+                await self.mcp(scope, receive, send)
+            else:
+                await self.rest(scope, receive, send)
 
     def _refusal(self, scope: Scope) -> _Refusal | None:
         """Why the first gates (one of each, host, origin) refuse this request; None when it may pass."""
@@ -298,6 +327,22 @@ class ToolproofApp:
             payload = {"code": "unauthorized", "message": "a valid bearer token is required"}
             return 401, payload, [(b"www-authenticate", challenge.encode())]
         return None
+
+    async def _oauth_refusal(self, scope: Scope, oauth: ResourceServer) -> tuple[_Refusal | None, Caller | None]:
+        """Why OAuth refuses this request (None when it may pass), and the caller its token names."""
+        from toolproof.runtime.serve.oauth import FetchError, TokenRefusal
+
+        try:
+            checked = await oauth.authenticate(header(scope, "authorization"))
+        except FetchError:  # logged by the key set; the token may be good: the client should retry, not re-authorize
+            payload = {"code": "unavailable", "message": "the authorization server's keys cannot be fetched"}
+            return (503, payload, [(b"retry-after", b"5")]), None
+        if not isinstance(checked, TokenRefusal):
+            return None, checked
+        self._refusals.warning("refused a request: %s", checked.description if checked.error else "no bearer token")
+        code = "forbidden" if checked.status == 403 else "unauthorized"
+        payload = {"code": code, "message": checked.description}
+        return (checked.status, payload, [(b"www-authenticate", checked.challenge(oauth.settings))]), None
 
 
 def _cors(send: Send, origin: str) -> Send:

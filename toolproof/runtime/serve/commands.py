@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
     from toolproof.runtime.serve.http_server import LimitedApp
+    from toolproof.runtime.serve.oauth import ResourceServer
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -146,6 +147,39 @@ def _http_options(fn: F) -> F:
             default=None,
             help=f"A file of bearer tokens, one a line; also read from ${TOKENS_ENV} (comma-separated).",
         ),
+        click.option(
+            "--oauth-issuer",
+            default=None,
+            metavar="URL",
+            help="Accept OAuth access tokens (JWTs) from this authorization server instead of static tokens; "
+            "needs --oauth-resource and the oauth extra.",
+        ),
+        click.option(
+            "--oauth-resource",
+            default=None,
+            metavar="URL",
+            help="This server's resource identifier (e.g. https://tools.example/mcp): a token's aud must hold it.",
+        ),
+        click.option(
+            "--oauth-jwks",
+            default=None,
+            metavar="URL",
+            help="The issuer's JWKS; default: the jwks_uri of its metadata (RFC 8414, else OpenID discovery).",
+        ),
+        click.option(
+            "--oauth-scope",
+            "oauth_scopes",
+            multiple=True,
+            metavar="SCOPE",
+            help="A scope every call needs (repeatable); listed in the protected-resource metadata.",
+        ),
+        click.option(
+            "--oauth-refetch-interval",
+            default=30.0,
+            show_default=True,
+            type=click.FloatRange(min=0.1),
+            help="Seconds between JWKS fetches that a token signed with an unknown key may trigger, at least.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -186,13 +220,34 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     except (OSError, ValueError) as exc:
         raise click.UsageError(f"auth tokens: {exc}") from None
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
-    security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens)
+    oauth = _resource_server(options, tokens)
+    security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens, oauth)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
     rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits))
     core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
     # One budget for the whole app: call slots, response bytes and request body bytes.
     mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
     return ToolproofApp(rest, mcp, security)
+
+
+def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServer | None:
+    """The OAuth resource server the ``--oauth-*`` options describe, or None when they name no issuer."""
+    issuer, resource = options["oauth_issuer"], options["oauth_resource"]
+    if issuer is None:
+        if resource is not None or options["oauth_jwks"] is not None or options["oauth_scopes"]:
+            raise click.UsageError("the --oauth-* options need --oauth-issuer")
+        return None
+    if resource is None:
+        raise click.UsageError("--oauth-issuer needs --oauth-resource, the URL clients ask tokens for")
+    if tokens:
+        raise click.UsageError(f"--oauth-issuer and static tokens (--auth-tokens, ${TOKENS_ENV}) exclude each other")
+    from toolproof.runtime.serve.oauth import OAuthSettings, ResourceServer
+
+    try:
+        settings = OAuthSettings(issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]))
+        return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"])
+    except (ValueError, ImportError) as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any], options: dict[str, Any]) -> None:
