@@ -51,10 +51,20 @@ def https_or_loopback(url: str) -> bool:
         return False
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses redirects: one could lead from https to plain http, where keys can be swapped in transit."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER: Final = urllib.request.build_opener(_NoRedirect)
+
+
 def _get(url: str, timeout: float) -> Mapping[str, Any]:
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             body = response.read(MAX_DOCUMENT + 1)
     except OSError as exc:  # URLError and HTTPError are OSErrors; the message names no secret
         raise FetchError(f"cannot fetch {url}: {exc}") from None
