@@ -11,7 +11,7 @@ This module is the public surface handlers and generated stubs import: what
 """
 
 from toolproof import __version__
-from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext
+from toolproof.runtime.context import Caller, EnumSource, ResourceCheck, Resources, ToolContext
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RegistryError, ToolError, ToolproofError
 from toolproof.runtime.host import HostOptions
@@ -21,6 +21,7 @@ from toolproof.runtime.template import Template
 from toolproof.runtime.toolbox import builtin_runtime, open_runtime
 
 __all__ = [
+    "Caller",
     "EnumSource",
     "ErrorInfo",
     "HostOptions",
