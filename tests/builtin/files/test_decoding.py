@@ -6,17 +6,17 @@ import codecs
 
 import pytest
 
-from toolproof.builtin.files.decoding import DecodeError, decode, newline_style
+from toolproof.builtin.files.decoding import DecodeError, decode, label, newline_style
 
 
 @pytest.mark.parametrize(
     ("data", "encoding", "bom"),
     [
         (codecs.BOM_UTF8 + "héllo".encode(), "utf-8", True),
-        (codecs.BOM_UTF16_LE + "héllo".encode("utf-16-le"), "utf-16-le", True),
-        (codecs.BOM_UTF16_BE + "héllo".encode("utf-16-be"), "utf-16-be", True),
-        (codecs.BOM_UTF32_LE + "héllo".encode("utf-32-le"), "utf-32-le", True),
-        (codecs.BOM_UTF32_BE + "héllo".encode("utf-32-be"), "utf-32-be", True),
+        (codecs.BOM_UTF16_LE + "héllo".encode("utf-16-le"), "utf-16le", True),
+        (codecs.BOM_UTF16_BE + "héllo".encode("utf-16-be"), "utf-16be", True),
+        (codecs.BOM_UTF32_LE + "héllo".encode("utf-32-le"), "utf-32le", True),
+        (codecs.BOM_UTF32_BE + "héllo".encode("utf-32-be"), "utf-32be", True),
         ("héllo".encode(), "utf-8", False),
     ],
 )
@@ -35,7 +35,7 @@ def test_dense_cjk_and_emoji_are_never_binary() -> None:
 def test_utf16_without_bom_is_recognised() -> None:
     decoded = decode("plain ascii text in utf-16\n".encode("utf-16-le"))
 
-    assert decoded.encoding == "utf-16-le"
+    assert decoded.encoding == "utf-16le"
     assert decoded.text == "plain ascii text in utf-16\n"
 
 
@@ -56,7 +56,7 @@ def test_an_image_is_binary() -> None:
 def test_legacy_single_byte_text_is_detected() -> None:
     decoded = decode("café crème brûlée\n".encode("cp1252"))
 
-    assert (decoded.text, decoded.encoding) == ("café crème brûlée\n", "cp1252")
+    assert (decoded.text, decoded.encoding) == ("café crème brûlée\n", "windows-1252")
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_legacy_single_byte_text_is_detected() -> None:
 def test_a_few_accented_letters_in_latin_text_read_as_windows_1252(text: str) -> None:
     decoded = decode(text.encode("cp1252"))  # short samples once came back as Cyrillic: "cafй", "Mьller", "5 Ђ"
 
-    assert (decoded.text, decoded.encoding) == (text, "cp1252")
+    assert (decoded.text, decoded.encoding) == (text, "windows-1252")
 
 
 @pytest.mark.parametrize(
@@ -163,9 +163,17 @@ def test_mostly_utf8_with_a_nul_is_binary_not_text_with_a_nul() -> None:
     ("data", "text", "encoding"),
     [
         # The detector names Romanian but answers cp775 (Baltic DOS): not Romanian's code page.
-        (b"plain ascii line\n" * 40 + b"a na\xefve idea\n", "plain ascii line\n" * 40 + "a naïve idea\n", "cp1252"),
+        (
+            b"plain ascii line\n" * 40 + b"a na\xefve idea\n",
+            "plain ascii line\n" * 40 + "a naïve idea\n",
+            "windows-1252",
+        ),
         # Turkish: Windows-1252 would read its dotless i, dotted I, s and g as Icelandic letters.
-        (b"G\xfcnayd\xfdn, nas\xfdls\xfdn\xfdz? \xddyi g\xfcnler.\n", "Günaydın, nasılsınız? İyi günler.\n", "cp1254"),  # noqa: RUF001
+        (
+            b"G\xfcnayd\xfdn, nas\xfdls\xfdn\xfdz? \xddyi g\xfcnler.\n",
+            "Günaydın, nasılsınız? İyi günler.\n",  # noqa: RUF001
+            "windows-1254",
+        ),
     ],
     ids=["english-named-romanian-in-cp775", "short-turkish"],
 )
@@ -184,3 +192,26 @@ def test_a_utf8_bom_before_bytes_that_are_not_utf8_keeps_utf8_with_replacements(
     with pytest.raises(DecodeError) as info:
         decode(data, utf8_only=True)
     assert info.value.reason == "undecodable"
+
+
+@pytest.mark.parametrize(
+    ("name", "whatwg"),
+    [
+        ("utf_8", "utf-8"),
+        ("utf-16-le", "utf-16le"),
+        ("cp1252", "windows-1252"),
+        ("windows-1252", "windows-1252"),
+        ("cp1251", "windows-1251"),
+        ("cp932", "shift_jis"),
+        ("euc_kr", "euc-kr"),
+        ("iso8859_2", "iso-8859-2"),
+        ("latin-1", "iso-8859-1"),
+        ("utf-32-be", "utf-32be"),
+    ],
+)
+def test_an_encoding_is_named_by_its_whatwg_label_not_by_pythons_codec_name(name: str, whatwg: str) -> None:
+    assert label(name) == whatwg
+
+
+def test_a_legacy_file_reports_the_label_every_language_knows() -> None:
+    assert decode("café crème brûlée\n".encode("cp1252")).encoding == "windows-1252"

@@ -30,7 +30,7 @@ def test_file_read_decodes_a_short_legacy_file_with_or_without_a_final_line_end(
     result = host.call("file-read", {"path": "menu.txt"})
 
     assert result.ok, result.text
-    assert (result.output["content"], result.output["encoding"]) == ("1 | café", "cp1252")
+    assert (result.output["content"], result.output["encoding"]) == ("1 | café", "windows-1252")
 
 
 def test_read_file_refuses_a_short_legacy_file_that_ends_in_a_lead_byte_as_not_utf8(host: Host, tmp_path: Path) -> None:

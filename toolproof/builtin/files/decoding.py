@@ -8,6 +8,12 @@ with a few accented letters is read as Windows-1252 unless the detector
 recognises a language of another Latin code page. Valid UTF-8 without NUL
 bytes is never called binary, however dense its CJK or emoji, and no sample
 boundary can cut a character in two because UTF-8 is checked on the whole text.
+
+The encoding found is named by its WHATWG Encoding Standard label (``utf-8``,
+``utf-16le``, ``windows-1252``, ``shift_jis``), which every language's text
+decoder knows, not by Python's codec name (``cp1252``); an encoding the
+standard lacks by its IANA name (``utf-32le``, ``iso-8859-1``). ``label`` turns
+any Python codec name or alias into it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ __all__ = [
     "Newline",
     "decode",
     "detect",
+    "label",
     "looks_binary",
     "newline_style",
     "utf16_without_bom",
@@ -40,6 +47,34 @@ _BOMS: Final = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_LABELS: Final = {
+    "utf_8": "utf-8",
+    "utf_16_le": "utf-16le",
+    "utf_16_be": "utf-16be",
+    "utf_32_le": "utf-32le",
+    "utf_32_be": "utf-32be",
+    "iso8859_1": "iso-8859-1",
+    "ascii": "us-ascii",
+    "cp866": "ibm866",
+    "cp874": "windows-874",
+    "cp932": "shift_jis",
+    "shift_jis": "shift_jis",
+    "euc_jp": "euc-jp",
+    "iso2022_jp": "iso-2022-jp",
+    "euc_kr": "euc-kr",
+    "gb2312": "gbk",
+    "gbk": "gbk",
+    "gb18030": "gb18030",
+    "big5": "big5",
+    "big5hkscs": "big5",
+    "koi8_r": "koi8-r",
+    "koi8_u": "koi8-u",
+    "mac_roman": "macintosh",
+    "mac_cyrillic": "x-mac-cyrillic",
+    **{f"cp{page}": f"windows-{page}" for page in range(1250, 1259)},
+    **{f"iso8859_{part}": f"iso-8859-{part}" for part in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
+}
+"""Python's codec names (``codecs.lookup(...).name``, underscored) and their WHATWG labels, or IANA names."""
 _PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", "big5")
 _UTF8_EVIDENCE: Final = 4
 """Valid non-ASCII characters needed per invalid byte for bytes that fail UTF-8 to be read as UTF-8 anyway."""
@@ -80,8 +115,22 @@ class Decoded:
 
     text: str
     encoding: str
+    """The encoding's WHATWG label (``label``): ``utf-8``, ``utf-16le``, ``windows-1252``."""
     bom: bool
     newline: Newline
+
+
+def label(encoding: str) -> str:
+    """The WHATWG label of a Python codec name or alias (``cp1252`` -> ``windows-1252``); an unknown name as given.
+
+    A name Python cannot look up, or one without a WHATWG or IANA label here, is
+    returned lowercased with ``-`` for ``_``, as ``decode`` named encodings before.
+    """
+    try:
+        name = codecs.lookup(encoding).name.replace("-", "_")
+    except LookupError:
+        name = encoding.lower().replace("-", "_")
+    return _LABELS.get(name, name.replace("_", "-"))
 
 
 def newline_style(text: str) -> Newline:
@@ -146,7 +195,7 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
                     ) from None
                 # The BOM says UTF-8: its few bad bytes are replaced, as a window of such a file reads them.
                 text = data[len(bom) :].decode(encoding, errors="replace")
-            return Decoded(text, encoding, True, newline_style(text))
+            return Decoded(text, label(encoding), True, newline_style(text))
     failure: UnicodeDecodeError | None
     try:
         text = data.decode("utf-8")
@@ -164,7 +213,7 @@ def decode(data: bytes, *, utf8_only: bool = False) -> Decoded:
         except UnicodeDecodeError:
             pass
         else:
-            return Decoded(text, utf16, False, newline_style(text))
+            return Decoded(text, label(utf16), False, newline_style(text))
     if looks_binary(sample) or utf16 is not None:
         raise DecodeError("binary", "the file is binary, not text")
     if failure is None or b"\x00" in data:  # a NUL past the sample too: no text encoding left holds one
@@ -226,4 +275,4 @@ def detect(data: bytes, sample: bytes) -> Decoded:
         # The sample's verdict does not hold for the whole file.
         encoding = "latin-1"
         text = data.decode(encoding)
-    return Decoded(text, encoding.replace("_", "-"), False, newline_style(text))
+    return Decoded(text, label(encoding), False, newline_style(text))

@@ -14,6 +14,7 @@ from toolproof.builtin.files.decoding import (
     DecodeError,
     Newline,
     decode,
+    label,
     looks_binary,
     newline_style,
     utf16_without_bom,
@@ -349,7 +350,7 @@ def read_lines(
                 cut = cut | {i for i, line in enumerate(lines) if len(line) > max_line_chars}
                 text = "\n".join(line[:max_line_chars] for line in lines)
                 utf8 = None
-        encoding = codec.replace("_", "-")
+        encoding = label(codec)
         result = LineWindow(
             opened.relpath,
             opened.path,
