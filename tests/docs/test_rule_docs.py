@@ -78,6 +78,8 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP102": "the file's name",
     "TP103": "two contracts",
     "TP104": "two contracts",
+    "TP215": "a shared definition file",
+    "TP217": "a shared definition file",
     "TP401": "the project's settings",
     "TP402": "the project's settings",
     "TP405": "the project's settings",

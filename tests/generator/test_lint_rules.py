@@ -115,6 +115,28 @@ CASES: dict[str, Case] = {
         "contracts/echo.yaml:14:3: warning [TP112] error 'too_loud' has no hint, but render.error names {hint}: its"
         " text would read 'too loud ()'; give the error a hint (a retry that can work, or not to retry)",
     ),
+    "TP215": Case(
+        {"echo.yaml": _echo(), "_defs/desk.yaml": "Person: {type: object}\n"},
+        "contracts/_defs/desk.yaml:1:1: error [TP215] a shared definition file holds its definitions under $defs:"
+        " ($defs: {Person: {...}})",
+    ),
+    "TP216": Case(
+        {
+            "echo.yaml": _echo(word="{$ref: '_defs/a.yaml#/$defs/Word'}"),
+            "_defs/a.yaml": "$defs:\n  Word: {type: string}\n",
+            "_defs/b.yaml": "$defs:\n  Word: {type: string, minLength: 1}\n",
+        },
+        "contracts/_defs/b.yaml:2:3: error [TP216] definition 'Word' is also defined in contracts/_defs/a.yaml; one"
+        " name names one shared definition (each becomes one generated type): rename one",
+    ),
+    "TP217": Case(
+        {
+            "echo.yaml": _echo(word="{$ref: '_defs/desk.yaml#/$defs/Word'}"),
+            "_defs/desk.yaml": "$defs:\n  Word: {type: string}\n  Priority: {enum: [low, high]}\n",
+        },
+        "contracts/_defs/desk.yaml:3:3: warning [TP217] shared definition 'Priority' is used by no contract; use it"
+        " ($ref: _defs/desk.yaml#/$defs/Priority) or remove it",
+    ),
     "TP303": Case(
         {"echo.yaml": _echo().replace("    input: {word: hi}", "    skill_token: valid\n    input: {word: hi}")},
         "contracts/echo.yaml:16:5: error [TP303] skill_token needs a skill_gate in the contract",
@@ -201,6 +223,7 @@ def test_each_rule_reports_its_problem(rule_id: str, tmp_path: Path) -> None:
     if rule_id in CASES:
         case = CASES[rule_id]
         for name, text in case.contracts.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
             if isinstance(text, bytes):
                 (folder / name).write_bytes(text)
             else:
@@ -297,8 +320,17 @@ SCHEMA_PROBLEMS = [
     ),
     (
         "{$ref: 'https://example.com/word.json'}",
-        "9:18: error [TP208] $ref 'https://example.com/word.json' leaves the schema; only local refs "
-        "('#/$defs/...') work",
+        "9:18: error [TP208] $ref 'https://example.com/word.json' leaves the project; a $ref reaches only _defs/*.yaml",
+    ),
+    (
+        "{$ref: '../word.yaml#/$defs/Word'}",
+        "9:18: error [TP208] $ref '../word.yaml#/$defs/Word' leaves the shared definitions folder; a $ref reaches"
+        " only _defs/*.yaml beside the contracts",
+    ),
+    (
+        "{$ref: '_defs/desk.yaml#/$defs/Word'}",
+        "9:18: error [TP208] $ref '_defs/desk.yaml#/$defs/Word': there is no shared definition file"
+        " _defs/desk.yaml (known: none)",
     ),
     (
         "{$ref: '#word'}",

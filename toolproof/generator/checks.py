@@ -175,8 +175,8 @@ class _Checker:
         templates_ok = self._render() and templates_ok
         self._gate()
         self._dynamic_enums()
-        if not any(p.level is Level.ERROR for p in self.problems) and templates_ok:
-            self._examples()
+        if not any(p.level is Level.ERROR for p in self.problems) and templates_ok and not self.source.settled:
+            self._examples()  # settled: a $ref bundling could not resolve, reported there
             self.problems.extend(python_only_texts(self.source))
         return self.problems
 

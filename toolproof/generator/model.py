@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from toolproof.generator.naming import class_name, is_identifier, module_name, python_name
 from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef
 from toolproof.generator.source import Source
+
+if TYPE_CHECKING:
+    from toolproof.generator.shared import Definition
 from toolproof.runtime.errors import http_status
 from toolproof.runtime.registry import default_handler_ref
 from toolproof.runtime.template import Template
@@ -94,12 +97,19 @@ class Contract:
     sha256: str
     marks: Mapping[tuple[str | int, ...], tuple[int, int]]
     """Line and column of each node of the contract, for problems found after the model is built."""
+    shared: Mapping[str, Definition]
+    """Each ``$defs`` name its schemas hold that bundling brought from a shared file (``shared.bundle``)."""
     input_class: str
     output_class: str
     typed_dicts: tuple[TypedDictDef, ...]
     uses_any: bool
     uses_literal: bool
     uses_not_required: bool
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """The files the contract is made from, each with its sha256: its own and the shared files it uses."""
+        return {self.source: self.sha256, **{d.file: d.sha256 for d in self.shared.values()}}
 
     def where(self, path: tuple[str | int, ...]) -> tuple[int, int]:
         """Line and column of the node at ``path`` (or of its nearest ancestor)."""
@@ -250,6 +260,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         source=source.path,
         sha256=source.sha256,
         marks=dict(source.marks),
+        shared=dict(source.shared),
         input_class=input_class,
         output_class=output_class,
         typed_dicts=tuple(types.defs + out_types.defs),

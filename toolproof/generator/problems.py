@@ -108,6 +108,9 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP212", "ignored-keyword", _E, "A keyword without effect where it stands (ajv strictSchema)."),
         Rule("TP213", "pattern-matches-property", _E, "A property a patternProperties pattern also matches (ajv)."),
         Rule("TP214", "ref-cycle", _E, "$refs that lead round to themselves with no constraint: any value passes."),
+        Rule("TP215", "shared-file", _E, "A shared definition file (contracts/_defs/) that is not one: no $defs."),
+        Rule("TP216", "definition-clash", _E, "Two different definitions would take one name in a schema's $defs."),
+        Rule("TP217", "unused-definition", _W, "A shared definition that no contract uses."),
         # 3: the examples
         Rule("TP301", "duplicate-example", _E, "Two examples share a name (the test id)."),
         Rule("TP302", "fixture-path", _E, "A fixture path climbs out of the test folder."),
@@ -333,8 +336,9 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "input:\n  type: object\n  properties:\n    where: {$ref: \"#/$defs/place\"}\n"
         "  $defs:\n    location: {type: string}\n"
         "# error [TP208] $ref '#/$defs/place' resolves to nothing: '#/$defs' has no 'place'",
-        "Point the `$ref` at a definition of the same schema (`#/$defs/location`), or add the definition. "
-        "Only local references are allowed: a contract is self-contained.",
+        "Point the `$ref` at a definition of the same schema (`#/$defs/location`), of the contract's `$defs`, or "
+        "of a shared definition file (`_defs/desk.yaml#/$defs/Person`), or add the definition. A reference "
+        "that leaves the contracts folder's `_defs` (`..`, an absolute path, a URL) is refused.",
     ),
     "TP209": RuleDoc(
         "input:\n  properties:\n    word: {type: string, pattern: \"[a-z\"}\n"
@@ -373,6 +377,27 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   constrains a value: it accepts anything",
         "Give one schema of the loop a constraint (`a: {type: string}`), or point the `$ref` at a real schema: "
         "a loop is fine only through a constraint, as in a tree whose nodes are objects.",
+    ),
+    "TP215": RuleDoc(
+        "# contracts/_defs/desk.yaml\nPerson: {type: object, properties: {name: {type: string}}}\n"
+        "# error [TP215] a shared definition file holds its definitions under $defs: ($defs: {Person: {...}})",
+        "Put the definitions under `$defs` (`$defs: {Person: {...}}`); beside it a shared file may hold only "
+        "`title`, `description` and `$comment`.",
+    ),
+    "TP216": RuleDoc(
+        "$defs:\n  place: {type: string}\ninput:\n  properties:\n    where: {$ref: \"#/$defs/place\"}\n"
+        "  $defs:\n    place: {type: integer}\n"
+        "# error [TP216] 'place' is defined here and in the contract's $defs, differently; the $refs of this\n"
+        "#   schema reach this one: rename one, or remove this copy",
+        "Give one of the two definitions another name, or remove the copy: bundling puts every definition a schema "
+        "reaches in its own `$defs` under its name, so one name can hold one definition.",
+    ),
+    "TP217": RuleDoc(
+        "# contracts/_defs/desk.yaml\n$defs:\n  Person: {type: object}\n  Priority: {enum: [low, high]}\n"
+        "# warning [TP217] shared definition 'Priority' is used by no contract; use it\n"
+        "#   ($ref: _defs/desk.yaml#/$defs/Priority) or remove it",
+        "Refer to the definition from a contract (`$ref: \"_defs/desk.yaml#/$defs/Priority\"`) or remove it: "
+        "a definition nobody uses drifts unseen.",
     ),
     # 3: the examples
     "TP301": RuleDoc(

@@ -30,6 +30,7 @@ from toolproof.generator.naming import tool_files
 from toolproof.generator.openapi import api_info
 from toolproof.generator.problems import Level, Problem, rule
 from toolproof.generator.render import export_all, losses_of, render_all
+from toolproof.generator.shared import bundle, load_shared
 from toolproof.generator.source import Interned, Source, load_source
 from toolproof.generator.writer import write_all
 from toolproof.runtime.project import (
@@ -290,6 +291,8 @@ def _load_contracts(config: ProjectConfig, project: Project) -> list[Contract]:
     sources: list[Source] = []
     interned: Interned = {}
     within = (config.root, folder)
+    shared = load_shared(folder, config.relative, within=within, interned=interned)
+    project.problems.extend(shared.problems)
     for path in paths:
         display = config.relative(path)
         source, problems = load_source(path, display, within=within, interned=interned)
@@ -299,11 +302,14 @@ def _load_contracts(config: ProjectConfig, project: Project) -> list[Contract]:
         sources.append(source)
         if problems:
             continue
-        own = check_source(source)
+        own = bundle(source, shared)
+        own += check_source(source)
         project.problems.extend(own)
-        if not any(p.level is Level.ERROR for p in own):
+        if not any(p.level is Level.ERROR for p in own) and not source.settled:  # settled: a $ref to a broken file
             contracts.append(build_contract(source, config.handlers))
     project.problems.extend(check_together(sources))
+    if not any(p.level is Level.ERROR for p in project.problems):
+        project.problems.extend(shared.unused())
     return contracts  # the sources go: the contracts hold what is needed of them
 
 
@@ -534,5 +540,5 @@ def load_project(
                     project, strict_export=strict_export, show_losses=show_losses, loss_summary=loss_summary
                 )
             )
-    project.problems.sort()
+    project.problems = sorted(dict.fromkeys(project.problems))  # a shared definition's problem, once
     return project

@@ -176,7 +176,7 @@ def render_all(
             contracts=own, toolsets=_toolsets(own), layout=layout
         ),
     }
-    all_sources = {c.source: c.sha256 for c in contracts}
+    all_sources = {path: sha for c in contracts for path, sha in c.sources.items()}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     if exports is None:
         exports = export_all(contracts, enums)
@@ -185,7 +185,7 @@ def render_all(
     for c in contracts:
         if c.module in PACKAGE_ENTRIES:  # lint refuses the name (module-clash): never overwrite the package's own
             raise ValueError(f"tool {c.name!r}: module {c.module!r} is a name the generated package keeps")
-        own_sources = {c.source: c.sha256}
+        own_sources = c.sources
         is_builtin = c.module in builtin_modules
         paths = {
             kind: f"{out}/{path}"

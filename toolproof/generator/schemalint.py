@@ -83,6 +83,8 @@ class _Walker:
     reported: set[JsonPath] = field(default_factory=set)
     refs: list[tuple[JsonPath, str]] = field(default_factory=list)
     anchors: set[str] = field(default_factory=set)
+    settled: bool = False
+    """A reference bundling reported: the schema cannot compile, and is not tried."""
 
     def add(self, path: JsonPath, rule_name: str, message: str, *, key: bool = False) -> None:
         self.reported.add(path)
@@ -263,6 +265,10 @@ class _Walker:
     def resolve_refs(self) -> None:
         for path, ref in self.refs:
             at = (*path, "$ref")
+            if (*self.at, *at) in self.source.settled:
+                self.reported.add(at)
+                self.settled = True
+                continue  # bundling reported it (shared.bundle)
             if not ref.startswith("#"):
                 self.add(at, "unresolved-ref", f"$ref '{ref}' leaves the schema; only local refs ('#/$defs/...') work")
                 continue
@@ -446,7 +452,7 @@ def check_schema(source: Source, at: JsonPath) -> list[Problem]:
         ):
             continue  # patterns and formats have rules of their own; one problem per place
         walker.add(path, "invalid-schema", _meta_message(error))
-    if walker.problems:
+    if walker.problems or walker.settled:
         return walker.problems
     try:
         jsonschema_rs.validator_for(schema, validate_formats=False)

@@ -103,6 +103,23 @@ class Source:
     data: Any = None
     marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
     key_marks: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    foreign: dict[JsonPath, tuple[Source, JsonPath]] = field(default_factory=dict)
+    """Definitions copied in from elsewhere (``shared.bundle``): where each copy stands, and the file and path of
+    what it copies; a problem inside a copy is reported there."""
+    shared: dict[str, Any] = field(default_factory=dict)
+    """Each ``$defs`` name bundled from a shared file: its ``shared.Definition``."""
+    settled: set[JsonPath] = field(default_factory=set)
+    """References whose problem bundling reported already: the schema checks leave them alone."""
+
+    def _origin(self, path: JsonPath) -> tuple[Source, JsonPath]:
+        """The file and path that hold the node at ``path``: this one, or the one a bundled copy came from."""
+        if self.foreign:
+            for end in range(len(path), 0, -1):
+                found = self.foreign.get(path[:end])
+                if found is not None:
+                    other, base = found
+                    return other._origin((*base, *path[end:])) if other is not self else (self, (*base, *path[end:]))
+        return self, path
 
     def where(self, path: JsonPath, *, key: bool = False) -> tuple[int, int]:
         """Line and column of the node at ``path``, or of its nearest ancestor that exists."""
@@ -117,9 +134,13 @@ class Source:
     def problem(
         self, path: JsonPath, rule_name: str, message: str, *, key: bool = False, level: Level | None = None
     ) -> Problem:
-        """A problem the rule called ``rule_name`` found at ``path`` (its key when ``key``) in this file."""
-        line, column = self.where(path, key=key)
-        return rule(rule_name).at(self.path, line, column, message, level)
+        """A problem the rule called ``rule_name`` found at ``path`` (its key when ``key``) in this file.
+
+        Inside a bundled copy of a definition, the problem is located where the definition is written.
+        """
+        source, path = self._origin(path)
+        line, column = source.where(path, key=key)
+        return rule(rule_name).at(source.path, line, column, message, level)
 
     def char_mark(self, path: JsonPath, text: str, index: int, *, key: bool = False) -> tuple[int, int]:
         """Line and column of character ``index`` of the string ``text`` written at ``path`` (its key when ``key``).

@@ -1,7 +1,8 @@
 """Whether a project's generated code is the code of its contracts as they are on disk.
 
 ``gen`` records, in the generated package's ``MANIFEST.json``, the sha256 of
-the contract each ``contracts/<module>.json`` was made from. A host that
+the contract each ``contracts/<module>.json`` was made from, and of each shared definition file
+(``contracts/_defs/*.yaml``) it uses. A host that
 serves a project whose contracts folder is present compares those digests with
 the contract files, so an edited contract whose ``gen`` was skipped is named at
 start, not served silently with its old description and schemas.
@@ -91,5 +92,20 @@ def stale_contracts(config: ProjectConfig) -> list[str]:
             continue
         if actual != digest:
             lines.append(f"{name} changed after its code was generated; {run}")
+    shared = sorted([*(folder / "_defs").glob("*.yaml"), *(folder / "_defs").glob("*.yml")])
+    for path in shared:  # shared definitions (contracts/_defs/): each contract that uses one records its digest
+        name = config.relative(path)
+        digest = recorded.pop(name, None)
+        if digest is None:
+            continue  # no contract uses it (lint says so): no generated code depends on it
+        try:
+            actual = _sha256(path.read_bytes())
+        except OSError as exc:
+            lines.append(f"{name} cannot be read ({exc.strerror or exc}); {run}")
+            continue
+        if actual != digest:
+            lines.append(
+                f"{name} (shared definitions) changed after the code of the contracts using it was generated; {run}"
+            )
     lines += [f"{name} was removed, but its generated code remains; {run}" for name in sorted(recorded)]
     return lines
