@@ -49,6 +49,7 @@ from toolproof.generator.schemadiff import (
     Schemas,
     show,
 )
+from toolproof.generator.shared import SHARED_FOLDER
 from toolproof.runtime.project import ProjectConfig
 
 __all__ = ["REPORT_FORMATS", "BreakingError", "Finding", "Where", "compare", "load_against", "report"]
@@ -309,10 +310,38 @@ def _allowed(finding: Finding, bump: str) -> Finding:
     return dataclasses.replace(finding, level=Severity.INFO, message=f"{finding.message} (allowed by {bump})")
 
 
+def _where(contract: Contract, path: JsonPath) -> Where:
+    """Where a change stands: in the contract, or at the shared definition it lies in (``$defs/<name>/...``)."""
+    if len(path) > 2 and path[1] == "$defs" and isinstance(path[2], str) and path[2] in contract.shared:
+        definition = contract.shared[path[2]]
+        return Where(definition.file, definition.line, definition.column)
+    return Where(contract.source, *contract.where(path))
+
+
+def _grouped(found: Sequence[tuple[str, Finding]], names: Mapping[Where, str]) -> list[Finding]:
+    """One finding per change of a shared definition, naming every tool it reaches, at its most severe level.
+
+    ``found`` holds each tool's finding of the change (judged, version bumps allowed, per tool).
+    """
+    groups: dict[tuple[str, Where], list[tuple[str, Finding]]] = {}
+    for tool, finding in found:
+        groups.setdefault((finding.rule, finding.where), []).append((tool, finding))
+    out = []
+    for (_, where), members in groups.items():
+        tools = sorted({tool for tool, _ in members})
+        level = max((f.level for _, f in members), key=lambda level: level.rank)
+        said = "; ".join(f"{tool}: {f.message}" for tool, f in sorted(members, key=lambda m: m[0]))
+        message = (
+            f"shared definition '{names[where]}' changed, reaching {len(tools)} tool(s) ({', '.join(tools)}): {said}"
+        )
+        out.append(dataclasses.replace(members[0][1], level=level, message=message))
+    return out
+
+
 def _judge(old: Contract, new: Contract, changes: list[Change], levels: Mapping[str, Severity]) -> list[Finding]:
     """The findings of one contract, with its version judged against its breaking changes."""
     findings = [
-        _finding(c.rule, Where(new.source, *new.where(c.path)), c.message, levels)
+        _finding(c.rule, _where(new, c.path), c.message, levels)
         for c in changes
         if _level(c.rule, levels) is not Severity.OFF
     ]
@@ -354,6 +383,8 @@ def compare(
     added = "was added" if old else "was added (the baseline holds no contracts: every tool is new)"
     exports = _exports(old, new, enums)
     findings: list[Finding] = []
+    shared: list[tuple[str, Finding]] = []  # (tool, a finding located at a shared definition)
+    names: dict[Where, str] = {}
     for c in (c for c in old if c.name not in kept):
         where = Where(f"{folder}/{PurePosixPath(c.source).name}", 1, 1)
         message = f"tool '{c.name}' was removed or renamed; callers that call it by name fail"
@@ -364,7 +395,14 @@ def compare(
             findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' {added}", levels))
             continue
         changes = _contract(before[c.name], c) + exports.get(c.name, [])
-        findings.extend(_judge(before[c.name], c, changes, levels))
+        shared_files = {d.file for d in c.shared.values()}
+        for finding in _judge(before[c.name], c, changes, levels):
+            if finding.where.file in shared_files:
+                shared.append((c.name, finding))
+            else:
+                findings.append(finding)
+        names |= {Where(d.file, d.line, d.column): d.name for d in c.shared.values()}
+    findings += _grouped(shared, names)
     shown = [f for f in findings if f.level is not Severity.OFF]
     return sorted(shown, key=lambda f: (f.where, f.rule, f.message))
 
@@ -387,16 +425,22 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
     the comparison needs only what they say.
     """
     from toolproof.generator.model import build_contract
+    from toolproof.generator.shared import SharedDefs, bundle, load_shared
     from toolproof.generator.source import load_source
 
     folder = config.contracts
     paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if folder.is_dir() else []
     contracts: list[Contract] = []
+    within = (config.root, folder)
+    shared = load_shared(folder, config.relative, within=within) if paths else SharedDefs()
     for path in paths:
         display = config.relative(path)
-        source, problems = load_source(path, display, within=(config.root, folder))
+        source, problems = load_source(path, display, within=within)
         if source is None:
             raise BreakingError(f"the contracts at {ref} do not load: {problems[0]}")
+        missing = [p for p in bundle(source, shared) if p.rule.name == "unresolved-ref"]
+        if missing:
+            raise BreakingError(f"the contracts at {ref} do not load: {missing[0]}")
         data = source.data
         if not isinstance(data, Mapping) or not all(isinstance(data.get(k), Mapping) for k in ("input", "output")):
             raise BreakingError(f"the contracts at {ref} do not load: {display} is not a contract")
@@ -423,6 +467,12 @@ def _from_folder(ref: str, folder: Path, config: ProjectConfig) -> list[Contract
     return _load(found, ref)
 
 
+def _entries_of(listing: bytes | None) -> list[tuple[str, str]]:
+    """The (mode type object size, name) of each entry of a ``git ls-tree -l -z`` listing."""
+    entries = (listing or b"").decode("utf-8").split("\0")
+    return [(meta, name) for meta, _, name in (e.partition("\t") for e in entries) if name]
+
+
 def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
     from toolproof.generator.source import MAX_CONTRACT_BYTES
 
@@ -444,8 +494,13 @@ def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
     if listing is None and _git(["cat-file", "-e", tree], root) is not None:
         raise BreakingError(f"{ref}: {inside} is not a folder there")
     blobs = []
-    for entry in (listing or b"").decode("utf-8").split("\0"):
-        meta, _, name = entry.partition("\t")
+    entries = _entries_of(listing)
+    if (f"{SHARED_FOLDER}", "tree") in {(name, meta.split()[1]) for meta, name in entries if len(meta.split()) > 1}:
+        shared = _git(
+            ["ls-tree", "-l", "-z", f"{tree}/{SHARED_FOLDER}" if ":" in tree else f"{tree}:{SHARED_FOLDER}"], root
+        )
+        entries += [(meta, f"{SHARED_FOLDER}/{name}") for meta, name in _entries_of(shared)]
+    for meta, name in entries:
         mode, kind, blob, size = [*meta.split(), "", "", "", ""][:4]
         if kind != "blob" or not name.endswith((".yaml", ".yml")):
             continue
@@ -463,7 +518,8 @@ def _from_git(ref: str, config: ProjectConfig) -> list[Contract]:
     with tempfile.TemporaryDirectory(prefix="toolproof-breaking-") as tmp:
         folder = Path(tmp) / local
         folder.mkdir(parents=True, exist_ok=True)
-        for name, blob in blobs:
+        (folder / SHARED_FOLDER).mkdir()
+        for name, blob in blobs:  # the contracts and the shared definition files (_defs/) they use
             (folder / name).write_bytes(_git(["cat-file", "blob", blob], root) or b"")
         return _load(dataclasses.replace(config, root=Path(tmp), contracts=folder), ref)
 
