@@ -6,7 +6,7 @@ Written once in ``contracts/_defs/desk.yaml``; each tool reaches them from its i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 DEFS: Final = """\
 description: What the support desk's tools share.
@@ -28,7 +28,7 @@ PERSON: Final = '{$ref: "_defs/desk.yaml#/$defs/Person"}'
 STATUS: Final = '{$ref: "_defs/desk.yaml#/$defs/Status"}'
 ANN: Final = "annotations: {read_only: false, destructive: false, idempotent: false, open_world: false}"
 
-TOOLS: Final = {
+TOOLS: Final[dict[str, tuple[str, list[str], str, dict[str, Any], dict[str, Any]]]] = {
     "open_ticket": (
         f"requester: {PERSON}\n    subject: {{type: string}}",
         ["requester", "subject"],
