@@ -44,7 +44,7 @@ def test_new_refuses_a_name_the_generated_package_keeps_before_writing(
     module = name.lower()
     assert (
         f"Error: tool '{name}' maps to module '{module}', a name the generated package keeps for itself"
-        " (__init__, __main__, contracts, docs, exports, tests); pick another name (nothing was written)"
+        " (__init__, __main__, contracts, defs, docs, exports, tests); pick another name (nothing was written)"
     ) in result.stderr
     assert _written(root) == before
 
@@ -106,7 +106,7 @@ def test_the_clash_rule_lint_and_new_share_names_the_reserved_module_first() -> 
     assert module_clash("echo_two", others) is None
     assert module_clash("tests", others) == (
         "tool 'tests' maps to module 'tests', a name the generated package keeps for itself"
-        " (__init__, __main__, contracts, docs, exports, tests)"
+        " (__init__, __main__, contracts, defs, docs, exports, tests)"
     )
     assert module_clash("echo_fuzz", others) == (
         "tool 'echo_fuzz' and tool 'echo' would both generate tests/test_echo_fuzz.py in the generated folder"

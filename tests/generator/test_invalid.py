@@ -141,7 +141,7 @@ def test_a_tool_whose_module_is_a_name_the_generated_package_keeps_is_refused(
 
     assert [str(p) for p in project.problems if p.level is Level.ERROR] == [
         f"contracts/{module}.yaml:1:7: error [TP104] tool '{name}' maps to module '{module}', a name the generated"
-        " package keeps for itself (__init__, __main__, contracts, docs, exports, tests); rename the tool"
+        " package keeps for itself (__init__, __main__, contracts, defs, docs, exports, tests); rename the tool"
     ]
 
 

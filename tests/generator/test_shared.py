@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from tests.generator import desk
 from toolproof.generator import load_project
 
 ECHO: Final = """\
@@ -147,3 +148,19 @@ def test_a_shared_definition_and_a_local_one_of_the_same_name_in_one_schema_clas
         "contracts/echo.yaml:15:18: error [TP216] definition 'Word' of contracts/_defs/words.yaml and the one of the"
         " schema's own $defs would share one name in this schema's $defs; rename one"
     ]
+
+
+def test_each_stub_imports_the_one_generated_type_of_a_shared_definition_instead_of_a_copy(tmp_path: Path) -> None:
+    desk.write(tmp_path)
+
+    files = load_project(tmp_path).render()
+
+    defs = files["generated/defs.py"]
+    assert "class Person(TypedDict):" in defs
+    assert 'Status = Literal["open", "pending", "closed"]' in defs
+    assert "# source: contracts/_defs/desk.yaml" in defs
+    stubs = {path: text for path, text in files.items() if path.count("/") == 1 and path.endswith(".py")}
+    for name in desk.TOOLS:
+        stub = stubs[f"generated/{name}.py"]
+        assert "from .defs import " in stub
+        assert "class Person" not in stub and "Literal[" not in stub.split("ErrorCode")[0]

@@ -5,21 +5,25 @@ Templates and exporters see only these classes; names are cleaned here, once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from toolproof.generator.naming import class_name, is_identifier, module_name, python_name
 from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef
+from toolproof.generator.shared import Definition, schema_paths
 from toolproof.generator.source import Source
-
-if TYPE_CHECKING:
-    from toolproof.generator.shared import Definition
 from toolproof.runtime.errors import http_status
 from toolproof.runtime.registry import default_handler_ref
 from toolproof.runtime.template import Template
 
-__all__ = ["DEFAULT_ENUM_NOTE", "DEFAULT_RENDER", "Contract", "ErrorModel", "HostEnums", "Param", "build_contract"]
+__all__ = [
+    *("DEFAULT_ENUM_NOTE", "DEFAULT_RENDER", "Alias", "Contract", "ErrorModel", "HostEnums", "Param"),
+    *("SharedTypes", "Stamp", "build_contract", "build_shared_types", "shared_class"),
+]
+
+_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 DEFAULT_RENDER = {"result": "{$}", "error": "ERROR: {message}"}
 """What the model reads when a contract says nothing: the output as JSON; the error message."""
@@ -105,6 +109,10 @@ class Contract:
     uses_any: bool
     uses_literal: bool
     uses_not_required: bool
+    shared_types: tuple[str, ...] = ()
+    """The types of shared definitions its stub imports from the generated ``defs`` module."""
+    shared_schemas: Mapping[str, Any] = field(default_factory=dict)
+    """Each shared definition its schemas hold, bundled (its ``$ref``\\ s reach ``#/$defs/<another>``)."""
 
     @property
     def sources(self) -> dict[str, str]:
@@ -176,9 +184,10 @@ def _param_annotation(
 ) -> str:
     declared = error.get("params", {}).get(name)
     if declared is not None:  # its own schema, in which its $refs resolve
-        own = TypeBuilder(declared, taken)
+        own = TypeBuilder(declared, taken, types.shared)
         annotation = own.annotation(declared, class_name(name))
         types.defs.extend(own.defs)
+        types.imported |= own.imported
         types.uses_any |= own.uses_any
         types.uses_literal |= own.uses_literal
         types.uses_not_required |= own.uses_not_required
@@ -208,6 +217,11 @@ def _functions(codes: Sequence[str]) -> dict[str, str]:
     return {c: kept[c] for c in codes}
 
 
+def shared_class(name: str) -> str:
+    """The name of the type a shared definition becomes in the generated ``defs`` module."""
+    return python_name(class_name(name), set(RESERVED_NAMES))
+
+
 def build_contract(source: Source, handlers_package: str = "handlers") -> Contract:
     """Build the model of a contract that passed every check.
 
@@ -218,12 +232,13 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
     data = source.data
     module = module_name(data["name"])
     prefix = class_name(module)
-    taken = set(RESERVED_NAMES)  # one module: its classes share one set of names
+    shared = {name: shared_class(name) for name in source.shared}
+    taken = set(RESERVED_NAMES) | set(shared.values())  # one module: its classes share one set of names
     functions = _functions(list(data["errors"]))
     taken.update(functions.values())
-    types = TypeBuilder(data["input"], taken)
+    types = TypeBuilder(data["input"], taken, shared)
     input_class = types.annotation(data["input"], f"{prefix}Input", f"Arguments of `{data['name']}`.")
-    out_types = TypeBuilder(data["output"], taken)
+    out_types = TypeBuilder(data["output"], taken, shared)
     output_class = out_types.annotation(data["output"], f"{prefix}Output", f"Output of `{data['name']}`.")
     errors = []
     for code, entry in data["errors"].items():
@@ -267,4 +282,90 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         uses_any=types.uses_any or out_types.uses_any,
         uses_literal=types.uses_literal or out_types.uses_literal,
         uses_not_required=types.uses_not_required or out_types.uses_not_required,
+        shared_types=tuple(sorted(types.imported | out_types.imported)),
+        shared_schemas=_shared_schemas(data, source.shared),
+    )
+
+
+def _shared_schemas(data: Mapping[str, Any], shared: Mapping[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for at in schema_paths(data):
+        schema: Any = data
+        for part in at:
+            schema = schema[part]
+        defs = schema.get("$defs") if isinstance(schema, Mapping) else None
+        if isinstance(defs, Mapping):
+            found |= {name: body for name, body in defs.items() if name in shared}
+    return dict(sorted(found.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """A file a generated file is made from, as its header names it."""
+
+    source: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """A shared definition that is no object: a type alias (``Status = Literal["open", "closed"]``)."""
+
+    name: str
+    annotation: str
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTypes:
+    """The generated ``defs`` module: one type per shared definition the contracts use, which their stubs import."""
+
+    sources: tuple[Stamp, ...]
+    typed_dicts: tuple[TypedDictDef, ...]
+    aliases: tuple[Alias, ...]
+    exports: tuple[str, ...]
+    typing_imports: tuple[str, ...]
+
+
+def build_shared_types(contracts: Sequence[Contract]) -> SharedTypes | None:
+    """The ``defs`` module of ``contracts``' shared definitions; None when they use none."""
+    bodies: dict[str, Any] = {}
+    stamps: dict[str, str] = {}
+    for c in contracts:
+        bodies |= c.shared_schemas
+        stamps |= {d.file: d.sha256 for d in c.shared.values()}
+    if not bodies:
+        return None
+    root = {"$defs": bodies}
+    names = {name: shared_class(name) for name in bodies}
+    taken = set(RESERVED_NAMES) | set(names.values())
+    typed: list[TypedDictDef] = []
+    aliases: list[Alias] = []
+    flags = {"Any": False, "Literal": False, "NotRequired": False}
+    for name, body in bodies.items():
+        taken.discard(names[name])  # its TypedDict takes the name
+        types = TypeBuilder(root, taken, {k: v for k, v in names.items() if k != name})
+        annotation = types.annotation(body, names[name])
+        taken.add(names[name])
+        typed += types.defs
+        flags["Any"] |= types.uses_any
+        flags["Literal"] |= types.uses_literal
+        flags["NotRequired"] |= types.uses_not_required
+        if annotation != names[name]:
+            doc = " ".join(str(body.get("description", "")).split()) if isinstance(body, Mapping) else ""
+            aliases.append(Alias(names[name], annotation, doc or f"The shared definition {name}."))
+    ordered: list[Alias] = []
+    while aliases:  # an alias is defined after the aliases it names
+        pending = {a.name for a in aliases}
+        ready = [a for a in aliases if not any(n in pending - {a.name} for n in _WORD.findall(a.annotation))]
+        ready = ready or aliases[:1]  # a loop of aliases: Python cannot define it anyway
+        ordered += ready
+        aliases = [a for a in aliases if a not in ready]
+    imports = {"TypedDict"} if typed else set()
+    return SharedTypes(
+        sources=tuple(Stamp(path, sha) for path, sha in sorted(stamps.items())),
+        typed_dicts=tuple(typed),
+        aliases=tuple(ordered),
+        exports=tuple(sorted({*(t.name for t in typed), *(a.name for a in ordered)})),
+        typing_imports=tuple(sorted(imports | {k for k, used in flags.items() if used})),
     )

@@ -11,10 +11,11 @@ __all__ = ["PACKAGE_ENTRIES", "class_name", "is_identifier", "module_name", "pyt
 
 _NON_WORD = re.compile(r"[^0-9A-Za-z_]+")
 
-PACKAGE_ENTRIES = frozenset({"__init__", "__main__", "contracts", "docs", "exports", "tests"})
-"""Names in the generated package that are not tool modules: what gen writes there itself (``__init__.py``
-and the ``contracts/``, ``docs/``, ``exports/`` and ``tests/`` folders), and ``__main__``, which Python runs
-for ``python -m <package>``. A tool module of one of these names would overwrite or shadow it."""
+PACKAGE_ENTRIES = frozenset({"__init__", "__main__", "contracts", "defs", "docs", "exports", "tests"})
+"""Names in the generated package that are not tool modules: what gen writes there itself (``__init__.py``,
+``defs.py`` with the shared definitions' types, and the ``contracts/``, ``docs/``, ``exports/`` and ``tests/``
+folders), and ``__main__``, which Python runs for ``python -m <package>``. A tool module of one of these names
+would overwrite or shadow it."""
 
 
 def tool_files(module: str, *, builtin: bool = False) -> dict[str, str]:

@@ -74,8 +74,12 @@ class TypeBuilder:
     TypedDicts, and no TypedDict and a name the stub defines, share a name.
     """
 
-    def __init__(self, root: Any, taken: set[str] | None = None) -> None:
+    def __init__(self, root: Any, taken: set[str] | None = None, shared: Mapping[str, str] | None = None) -> None:
         self._root = root
+        self.shared: Mapping[str, str] = shared or {}
+        """Each ``$defs`` name that is a shared definition, with the name of its type in the generated ``defs``."""
+        self.imported: set[str] = set()
+        """The shared definitions' types the annotations name."""
         self._root_name: str | None = None
         self._taken = taken if taken is not None else set(RESERVED_NAMES)
         self.defs: list[TypedDictDef] = []
@@ -139,6 +143,9 @@ class TypeBuilder:
             return "Any"
         if where == () and self._root_name is not None:
             return self._root_name
+        if len(where) == 2 and where[0] == "$defs" and where[1] in self.shared:  # one type, in the defs module
+            self.imported.add(self.shared[str(where[1])])
+            return self.shared[str(where[1])]
         if where not in self._named:  # keyed by place: an anchor and a pointer to one schema make one class
             self._named[where] = self._claim(class_name(ref_name(ref)), ahead=True)  # what a recursion names
             self._named[where] = self.annotation(resolve(self._root, ref)[1], self._named[where])

@@ -17,7 +17,7 @@ from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_def
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import Layout
 from toolproof.generator.losses import Loss
-from toolproof.generator.model import Contract, ErrorModel
+from toolproof.generator.model import Contract, ErrorModel, build_shared_types
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.pysource import pystr
@@ -44,6 +44,7 @@ def _stub(c: Contract, layout: Layout) -> str:
         "NAME",
         "VERSION",
         *(td.name for td in c.typed_dicts),
+        *c.shared_types,  # re-exported: handlers may name them from the tool's module
         "ErrorCode",
         *(e.function for e in c.errors),
         "Handler",
@@ -176,6 +177,9 @@ def render_all(
             contracts=own, toolsets=_toolsets(own), layout=layout
         ),
     }
+    shared = build_shared_types(own)
+    if shared is not None:  # one type per shared definition, which the stubs import
+        files[f"{out}/defs.py"] = env.get_template("defs.py.jinja").render(t=shared, layout=layout)
     all_sources = {path: sha for c in contracts for path, sha in c.sources.items()}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     if exports is None:
