@@ -5,6 +5,8 @@
 - ``constant_error``: every call answers ``isError`` with the text "nope" and no code.
 - ``wrong_text``: errors keep their ``_meta`` code, but their text is not the contract's rendering.
 - ``wrong_success_text``: a success's text gains a trailing "!".
+- ``wrong_hint``: an error's text shows another hint than the one its ``_meta`` (and the catalogue) names.
+- ``error_structured``: an error's ``_meta`` output (``render.error_output``) is also its ``structuredContent``.
 - ``bad_output``: a success's ``structuredContent`` loses its first required field.
 - ``no_structured``: a success carries no ``structuredContent``.
 - ``loose_schema``: ``tools/list`` gives every tool ``{"type": "object"}`` and no ``outputSchema``.
@@ -14,6 +16,8 @@
 - ``annotated``: every listed schema names ``$schema`` (draft-07) and carries a ``$comment``
   wherever a schema stands, and each ``type`` is a one-element list.
 - ``titled``: every listed input property gains a ``title``.
+- ``misdescribed``: every listed tool's description gains a sentence, its title is another, and
+  its ``readOnlyHint`` is left out (MCP's default: false).
 - ``blank_lines``: an empty line and a line of white space before each message.
 - ``jsonrpc_1``: every answer says ``"jsonrpc": "1.0"``.
 - ``both``: a ``tools/call`` answer holds a result and an error.
@@ -73,12 +77,23 @@ class ForeignServer(McpServer):
             for key in ("inputSchema", "outputSchema"):
                 if key in tool:
                     tool[key] = {"$schema": DRAFT_07, **_annotated(tool[key])}
+        if "misdescribed" in self.modes:
+            tool["description"] += " Also writes it."
+            tool["title"] = "Another title"
+            tool.get("annotations", {}).pop("readOnlyHint", None)
         if "titled" in self.modes:
             for name, prop in tool["inputSchema"].get("properties", {}).items():
                 prop["title"] = name.title()
 
     def _bend(self, result: dict[str, Any]) -> None:
         failed = result.get("isError")
+        error = (result.get("_meta") or {}).get(ERROR_META_KEY) or {}
+        if "error_structured" in self.modes and "output" in error:
+            result["structuredContent"] = error["output"]
+        if "wrong_hint" in self.modes and error.get("hint"):
+            result["content"] = [
+                {"type": "text", "text": result["content"][0]["text"].replace(error["hint"], "Try harder.")}
+            ]
         if "foreign" in self.modes:
             result.pop("_meta", None)
         if "constant_error" in self.modes:

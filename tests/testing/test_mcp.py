@@ -14,6 +14,7 @@ from toolproof.cli import cli
 from toolproof.runtime.spec import ToolSpec, load_specs
 from toolproof.testing import ExampleFailure
 from toolproof.testing.mcp import (
+    DEFINITION,
     LISTING,
     SCHEMAS,
     STDERR_LINE_CHARS,
@@ -261,7 +262,8 @@ def test_a_server_that_negotiated_2025_06_18_still_owes_the_output_schema_and_st
     outcomes = run_conformance(_bent("foreign,unstructured", "2025-06-18"), _specs("get_skill"), jobs=4)
 
     failed = {o.example: o.detail for o in outcomes if not o.passed}
-    assert set(failed) == {SCHEMAS} | _examples(_specs("get_skill")[0], None)
+    assert set(failed) == {SCHEMAS, DEFINITION} | _examples(_specs("get_skill")[0], None)
+    assert failed[DEFINITION] == "tools/list gives 'get_skill' no title; the contract's is \"Get skill\""
     assert failed[SCHEMAS].startswith("tools/list gives 'get_skill' no outputSchema; the contract's is {")
     assert "a successful result without structuredContent" in failed["reads a skill's documentation"]
 
@@ -343,6 +345,62 @@ def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
         "tools/list gives 'get_skill' an inputSchema other than the contract's:"
         ' $.properties.skill_name.title: the server has "Skill_Name", the contract has nothing'
     ]
+
+
+def test_a_tool_listed_with_another_title_description_or_hint_fails_once_naming_each_difference(
+    runner: CliRunner,
+) -> None:
+    outcomes = run_conformance(_bent("foreign,misdescribed"), _specs("get_skill"), jobs=4)
+
+    assert [o.detail for o in outcomes if o.example == DEFINITION] == [
+        "tools/list gives 'get_skill' a title other than the contract's: from character 1:"
+        ' the server has "Another title", the contract has "Get skill"; '
+        "tools/list gives 'get_skill' a description other than the contract's: from character 111:"
+        ' the server has "... documentation file. Also writes it.", the contract has "... documentation file."; '
+        "tools/list gives 'get_skill' annotations.readOnlyHint leaves it out (MCP's default: false);"
+        " the contract's is true"
+    ]
+    assert all(o.passed for o in outcomes if o.example != DEFINITION), "its examples still run, and pass"
+    result = runner.invoke(cli, ["conform", "--mcp", _bent("foreign,misdescribed"), "--tool", "get_skill"])
+    assert "1 listed by the server, 1 with another title, description or annotations)" in result.output
+
+
+def test_an_expected_error_output_the_server_does_not_send_fails_saying_where_conform_looked() -> None:
+    outcomes = run_conformance(_bent("foreign"), _specs("read_file_in_skill"), jobs=4)
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    objects = {e["name"] for e in _specs("read_file_in_skill")[0].examples if "error_output" in e["expect"]}
+    assert set(failed) == objects
+    assert all(
+        'got none: looked in result._meta["dev.toolproof/error"].output and structuredContent' in detail
+        for detail in failed.values()
+    )
+
+
+def test_an_error_output_sent_as_structured_content_by_a_server_without_meta_passes() -> None:
+    outcomes = run_conformance(_bent("foreign,error_structured"), _specs("read_file_in_skill"), jobs=4)
+
+    assert _failures(outcomes) == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "detail"),
+    [
+        ("foreign,wrong_hint", "renders 'invalid_arguments' with a hint other than the catalogue's"),
+        (
+            "wrong_hint",
+            "is not the contract's rendering of the error 'invalid_arguments' the server names in _meta"
+            ' with the hint "Correct the argument named in the message and call the tool again."',
+        ),
+    ],
+    ids=["without-meta", "with-meta"],
+)
+def test_an_error_text_showing_another_hint_than_the_contracts_fails(mode: str, detail: str) -> None:
+    outcomes = run_conformance(_bent(mode), _specs("read_file"), jobs=4)
+
+    failed = {o.example: o.detail for o in outcomes if not o.passed}
+    assert set(failed) == {e["name"] for e in _specs("read_file")[0].examples if "error" in e["expect"]}
+    assert detail in failed["a limit over 2000 breaks the schema"]
 
 
 _CRASHING = """\

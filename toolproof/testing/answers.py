@@ -18,6 +18,12 @@ must be the contract's ``render.error`` of a catalogued code, whose ``{message}`
 render names ``{code}`` or ``{$}`` the code is in the text; where it does not
 (the default ``ERROR: {message}``) the message template tells the codes apart.
 Only when several codes' templates fit the same text does the expected one win.
+Where the render shows ``{hint}``, the text must show the hint ``_meta`` names,
+else the catalogue's: a server that sends no ``_meta`` proves its code by the
+text alone, so its hint is the catalogue's. An error's output is read from
+``_meta["dev.toolproof/error"].output``, else from ``structuredContent``; when an
+example expects something conform found in neither place, the failure says
+where it looked (``missing``).
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from toolproof.testing.listing import show
 from toolproof.testing.replay import ExampleFailure
 from toolproof.testing.revisions import LATEST, structured
 
-__all__ = ["expectation", "read_result"]
+__all__ = ["expectation", "missing", "read_result"]
 
 _JSON_MESSAGE = re.compile(r"(?<!\{)\{message\|json\}")
 _WHOLE_OUTPUT: Final = ("{$}", "{$|json}")
@@ -67,19 +73,45 @@ def read_result(spec: ToolSpec, raw: Any, example: Mapping[str, Any], revision: 
         return ToolResult(spec.name, output, None, text)
     meta = raw.get("_meta")
     error = meta.get(ERROR_META_KEY) if isinstance(meta, Mapping) else None
+    structured_error = raw.get("structuredContent")
     if isinstance(error, Mapping) and isinstance(error.get("code"), str):
         code, message = error["code"], error.get("message")
         message = message if isinstance(message, str) else text
-        if not _renders(spec, code, message, text):
+        hint = error.get("hint") if isinstance(error.get("hint"), str) else _catalogue_hint(spec, code)
+        if not _renders(spec, code, message, text, hint):
+            said = "" if not _renders(spec, code, message, text, None) else f" with the hint {show(hint)}"
             raise ExampleFailure(
                 f"example {name!r}: the text {show(text)} is not the contract's rendering of the error"
-                f" {code!r} the server names in _meta (render.error {spec.render_error.source!r})"
+                f" {code!r} the server names in _meta{said} (render.error {spec.render_error.source!r})"
             )
         output = error.get("output")  # render.error_output, when the contract has one
-        info = ErrorInfo(code, message, output=output if isinstance(output, Mapping) else None)
+        output = output if isinstance(output, Mapping) else structured_error
+        info = ErrorInfo(code, message, hint, output=output if isinstance(output, Mapping) else None)
         return ToolResult(spec.name, None, info, text)
     code, message = _read_error(spec, text, example)
-    return ToolResult(spec.name, None, ErrorInfo(code, message), text)
+    output = structured_error if isinstance(structured_error, Mapping) else None
+    return ToolResult(spec.name, None, ErrorInfo(code, message, output=output), text)
+
+
+def missing(example: Mapping[str, Any], result: ToolResult) -> list[str]:
+    """What ``example`` expects that the server's answer does not hold at all, each saying where conform looked.
+
+    An answer that holds it with another value is left to ``check_expectation``, which shows the difference.
+    """
+    expect = example["expect"]
+    found: list[str] = []
+    if "error_output" in expect and result.error is not None and result.error.output is None:
+        found.append(
+            f"expected error_output {show(expect['error_output'])}, got none: looked in"
+            f" result._meta[{json.dumps(ERROR_META_KEY)}].output and structuredContent"
+        )
+    return found
+
+
+def _catalogue_hint(spec: ToolSpec, code: str) -> str:
+    """The hint the contract's catalogue gives ``code`` ("" for none, as the runtime renders it)."""
+    entry = spec.errors.get(code)
+    return (entry.hint if entry is not None else None) or ""
 
 
 def _structured(spec: ToolSpec, raw: Mapping[str, Any], name: str) -> Any:
@@ -141,9 +173,10 @@ def expectation(spec: ToolSpec, expect: Mapping[str, Any], raw: Any, revision: s
     return kept
 
 
-def _renders(spec: ToolSpec, code: str, message: str, text: str) -> bool:
-    """Whether ``text`` is the contract's ``render.error`` of ``code`` with ``message``."""
-    return spec.render_error.pattern({"code": code, "message": message}).fullmatch(text) is not None
+def _renders(spec: ToolSpec, code: str, message: str, text: str, hint: str | None) -> bool:
+    """Whether ``text`` is the contract's ``render.error`` of ``code`` with ``message`` (and ``hint``, unless None)."""
+    known = {"code": code, "message": message} if hint is None else {"code": code, "message": message, "hint": hint}
+    return spec.render_error.pattern(known).fullmatch(text) is not None
 
 
 def _rendering(spec: ToolSpec, code: str, hint: str | None) -> re.Pattern[str]:
@@ -162,12 +195,12 @@ def _rendering(spec: ToolSpec, code: str, hint: str | None) -> re.Pattern[str]:
     return re.compile(pattern, re.DOTALL)
 
 
-def _message_in(spec: ToolSpec, code: str, text: str) -> str | None:
-    """The message ``text`` carries if it is the contract's rendering of ``code``; None if it is not."""
-    # The catalogue's hint first: a handler may give another, and a wildcard hint may split the text wrongly.
-    match = _rendering(spec, code, spec.errors[code].hint or "").fullmatch(text)
-    if match is None:
-        match = _rendering(spec, code, None).fullmatch(text)
+def _message_in(spec: ToolSpec, code: str, text: str, *, any_hint: bool = False) -> str | None:
+    """The message ``text`` carries if it is the contract's rendering of ``code``; None if it is not.
+
+    The text must show the catalogue's hint where the render has ``{hint}``; with ``any_hint``, any hint.
+    """
+    match = _rendering(spec, code, None if any_hint else _catalogue_hint(spec, code)).fullmatch(text)
     if match is None:
         return None
     found = match.groupdict()
@@ -204,8 +237,14 @@ def _read_error(spec: ToolSpec, text: str, example: Mapping[str, Any]) -> tuple[
         return expected, read[expected]
     if expected is None:
         return next(iter(read.items()), ("(no catalogued error)", text))
+    hinted = expected in spec.errors and "hint" in spec.render_error.fields
     if read:
         rendering = f"is the contract's rendering of {', '.join(repr(code) for code in read)}, not of {expected!r}"
+    elif hinted and _message_in(spec, expected, text, any_hint=True) is not None:
+        rendering = (
+            f"renders {expected!r} with a hint other than the catalogue's {show(_catalogue_hint(spec, expected))}"
+            " (a handler's own hint must be named in _meta)"
+        )
     else:
         rendering = "is not the contract's rendering of any catalogued error"
     entry = spec.errors.get(expected)

@@ -43,9 +43,10 @@ def conform(
     passes to the project's resource factories as options.folder) and {project}
     the project (also given as $TOOLPROOF_PROJECT); a "--flag {workspace}" pair is repeated
     for each workspace the example allows. A contract whose tool the server
-    does not list, or lists with schemas other than the contract's, is a failure.
+    does not list, or lists with schemas, a title, description or annotations other
+    than the contract's, is a failure.
     """
-    from toolproof.testing.mcp import LISTING, SCHEMAS, Outcome, run_conformance, write_junit
+    from toolproof.testing.mcp import DEFINITION, LISTING, SCHEMAS, Outcome, run_conformance, write_junit
 
     config = project_or_exit(project)
     specs = specs_or_exit(config)
@@ -76,8 +77,11 @@ def conform(
     failed = [o for o in outcomes if not o.passed]
     unlisted = sum(1 for o in failed if o.example == LISTING)
     mismatched = sum(1 for o in failed if o.example == SCHEMAS)
-    examples = len(outcomes) - unlisted - mismatched
+    misdescribed = sum(1 for o in failed if o.example == DEFINITION)
+    examples = len(outcomes) - unlisted - mismatched - misdescribed
     others = f", {mismatched} with schemas other than the contract's" if mismatched else ""
+    if misdescribed:
+        others += f", {misdescribed} with another title, description or annotations"
     click.echo(
         f"{config.name}: {len(specs)} tool(s) checked ({len(specs) - unlisted} listed by the server{others}), "
         f"{examples} example(s)"

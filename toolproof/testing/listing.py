@@ -19,6 +19,13 @@ forgiven (toolproof's own strict exports drop the same keywords):
 
 ``title`` and ``description`` (which the model reads) and ``$id`` (which moves
 where a ``$ref`` resolves) are compared like every other keyword.
+
+The tool's own ``title``, ``description`` and ``annotations`` must be the
+export's too (``definition_differences``): a description is what the model
+reads to choose the tool, so any change is a failure, shown where the texts
+first differ. ``title`` came in 2025-06-18 and ``annotations`` in 2025-03-26, so
+an older server need not list them; a hint it leaves out is taken at MCP's
+default (``destructiveHint`` and ``openWorldHint`` true, the others false).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from toolproof.runtime.serve.mcp import MCP_EXPORT
 from toolproof.runtime.spec import ToolSpec, generated_json
 from toolproof.testing.revisions import LATEST, structured
 
-__all__ = ["MCP_EXPORT", "schema_difference", "show"]
+__all__ = ["MCP_EXPORT", "definition_differences", "schema_difference", "show"]
 
 
 _PLAIN_KEY = re.compile("[A-Za-z_][A-Za-z0-9_]*")
@@ -52,6 +59,11 @@ _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "depe
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 _SCHEMA_ONE_MORE = ("unevaluatedItems", "unevaluatedProperties", "contentSchema")
+_TITLE_SINCE = "2025-06-18"
+_ANNOTATIONS_SINCE = "2025-03-26"
+_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+"""MCP's ``ToolAnnotations`` hints and the value a client assumes for one a server leaves out."""
+_TEXT_SHOWN = 60
 
 
 def show(value: object) -> str:
@@ -208,3 +220,64 @@ def schema_difference(spec: ToolSpec, listed: Mapping[str, Any], revision: str =
         if found is not None:
             problems.append(f"tools/list gives '{spec.name}' an {key} other than the contract's: {found}")
     return "; ".join(problems) or None
+
+
+def _text_difference(got: str, want: str) -> str:
+    """Where two texts first differ: the server's and the contract's text from a little before there."""
+    first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+    start = max(first - 20, 0)
+
+    def clip(text: str) -> str:
+        part = text[start : start + _TEXT_SHOWN]
+        return (
+            ("..." if start else "")
+            + json.dumps(part, ensure_ascii=False)[1:-1]
+            + ("..." if start + _TEXT_SHOWN < len(text) else "")
+        )
+
+    return f'from character {first + 1}: the server has "{clip(got)}", the contract has "{clip(want)}"'
+
+
+def definition_differences(spec: ToolSpec, listed: Mapping[str, Any], revision: str = LATEST) -> list[str]:
+    """How the ``title``, ``description`` and ``annotations`` of ``listed`` differ from the contract's MCP export.
+
+    Args:
+        spec: the contract.
+        listed: the server's ``tools/list`` entry for the contract's tool.
+        revision: the MCP revision the server negotiated (see the module's docstring).
+
+    Raises:
+        RegistryError, ValueError: the contract's MCP export cannot be read.
+    """
+    exported = _exported(spec.package).get(spec.name)
+    if exported is None:
+        return []  # schema_difference says so
+    name = spec.name
+    problems: list[str] = []
+    for key in ("title", "description"):
+        want, got = exported.get(key), listed.get(key)
+        if not isinstance(want, str) or (got is None and key == "title" and revision < _TITLE_SINCE):
+            continue
+        if got is None:
+            problems.append(f"tools/list gives '{name}' no {key}; the contract's is {show(want)}")
+        elif got != want:
+            shown = _text_difference(got, want) if isinstance(got, str) else f"the server has {show(got)}"
+            problems.append(f"tools/list gives '{name}' a {key} other than the contract's: {shown}")
+    want_notes = exported.get("annotations")
+    got_notes = listed.get("annotations")
+    if not isinstance(want_notes, Mapping) or (got_notes is None and revision < _ANNOTATIONS_SINCE):
+        return problems
+    if not isinstance(got_notes, Mapping):
+        got_notes = {}
+    for hint, default in _HINT_DEFAULTS.items():
+        want = want_notes.get(hint, default)
+        got = got_notes.get(hint, default)
+        if got != want:
+            said = "leaves it out (MCP's default: " + json.dumps(default) + ")" if hint not in got_notes else show(got)
+            problems.append(f"tools/list gives '{name}' annotations.{hint} {said}; the contract's is {show(want)}")
+    title, want_title = got_notes.get("title"), want_notes.get("title")
+    if title is not None and title != want_title:
+        problems.append(
+            f"tools/list gives '{name}' annotations.title {show(title)}; the contract's is {show(want_title)}"
+        )
+    return problems

@@ -50,9 +50,9 @@ from toolproof.runtime.printable import printable
 from toolproof.runtime.project import PROJECT_ENV
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ToolSpec
-from toolproof.testing.answers import expectation, read_result
+from toolproof.testing.answers import expectation, missing, read_result
 from toolproof.testing.fixtures import lay_fixtures
-from toolproof.testing.listing import schema_difference
+from toolproof.testing.listing import definition_differences, schema_difference
 from toolproof.testing.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
@@ -64,7 +64,16 @@ from toolproof.testing.replay import (
 )
 from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, negotiated
 
-__all__ = ["LISTING", "SCHEMAS", "Outcome", "listed_tools", "run_conformance", "stderr_excerpt", "write_junit"]
+__all__ = [
+    "DEFINITION",
+    "LISTING",
+    "SCHEMAS",
+    "Outcome",
+    "listed_tools",
+    "run_conformance",
+    "stderr_excerpt",
+    "write_junit",
+]
 
 TIMEOUT: Final = 30.0
 STDERR_HEAD: Final = 20
@@ -333,6 +342,9 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                     expect = expectation(spec, expect, raw, revision)
                 except _RpcError as refused:
                     result = _refusal(spec, expect.get("error"), refused, revision)
+                gone = missing({**example, "expect": expect}, result)
+                if gone:
+                    raise ExampleFailure(f"example {example['name']!r}: " + "; ".join(gone))
                 check_expectation(example["name"], expect, result)
             finally:
                 connection.close()
@@ -383,6 +395,9 @@ LISTING: Final = "the server lists the tool"
 """The name of the outcome that says whether a tool is listed at all."""
 SCHEMAS: Final = "the server lists the contract's schemas"
 """The name of the outcome that says a listed tool's schemas are not the contract's (reported only then)."""
+DEFINITION: Final = "the server lists the contract's title, description and annotations"
+"""The name of the outcome that says a listed tool's title, description or annotations are not the contract's
+(reported only then)."""
 
 
 def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
@@ -430,6 +445,17 @@ def _schema_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, st
     return None if problem is None else Outcome(spec.name, SCHEMAS, False, problem, time.monotonic() - started)
 
 
+def _definition_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, started: float) -> Outcome | None:
+    """A failed ``DEFINITION`` outcome naming each way the listed title, description or annotations differ."""
+    try:
+        problems = definition_differences(spec, listed, revision)
+    except (RegistryError, ValueError):
+        return None  # the SCHEMAS outcome says the export cannot be read
+    if not problems:
+        return None
+    return Outcome(spec.name, DEFINITION, False, "; ".join(problems), time.monotonic() - started)
+
+
 def run_conformance(
     command: str,
     specs: Sequence[ToolSpec],
@@ -444,7 +470,9 @@ def run_conformance(
     First the server's listing is checked: a contract whose tool the server does
     not list fails once (``LISTING``), naming the tool, and its examples are not
     replayed; a listed tool whose input or output schema is not the contract's
-    fails once (``SCHEMAS``), naming the first difference, and its examples run.
+    fails once (``SCHEMAS``), naming the first difference, and one whose title,
+    description or annotations are not fails once (``DEFINITION``), naming each;
+    its examples run.
     ``project`` (the folder of the contracts' project) reaches each server as
     ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
     """
@@ -460,16 +488,20 @@ def run_conformance(
     for spec in specs:
         if spec.name in listed:
             checked.append(spec)
-            outcome = _schema_outcome(spec, listed[spec.name], revision, started)
+            found = [
+                _schema_outcome(spec, listed[spec.name], revision, started),
+                _definition_outcome(spec, listed[spec.name], revision, started),
+            ]
         else:
             detail = problem or (
                 f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
             )
-            outcome = Outcome(spec.name, LISTING, False, detail, time.monotonic() - started, stderr)
-        if outcome is not None:
-            outcomes.append(outcome)
-            if report is not None:
-                report(outcome)
+            found = [Outcome(spec.name, LISTING, False, detail, time.monotonic() - started, stderr)]
+        for outcome in found:
+            if outcome is not None:
+                outcomes.append(outcome)
+                if report is not None:
+                    report(outcome)
     work = [(spec, example) for spec in checked for example in spec.examples]
     lock = threading.Lock()
 
