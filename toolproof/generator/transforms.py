@@ -605,6 +605,11 @@ def _json_type(value: Any) -> str:
     return "string" if isinstance(value, str) else "null" if value is None else "array or object"
 
 
+def _size(node: Any) -> int:
+    """The bytes ``node`` takes as compact JSON: what an inlined definition costs a request."""
+    return len(json.dumps(node, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
 def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
     """Gemini's OpenAPI-subset ``parameters``: upper-case types, ``nullable``, string enums, no maps.
 
@@ -748,7 +753,9 @@ def gemini_openapi_schema(schema: dict[str, Any], tool: str) -> Rewrite:
             )
             w.loss(path, "$ref", "recursion cut", detail)
             return {"type": _GEMINI_TYPES[kind]} if isinstance(kind, str) and kind in _GEMINI_TYPES else {}
-        w.loss(path, "$ref", "inlined", "the parameters form has no references; the definition is copied in")
+        added = _size(merged) - _size(node)
+        detail = f"the parameters form has no references; the definition is copied in, +{added} bytes of schema"
+        w.loss(path, "$ref", "inlined", detail)
         return visit(merged, path, target, (*jumps, origin))
 
     rewritten = visit(schema, (), ())
