@@ -145,6 +145,17 @@ CASES: dict[str, Case] = {
         {"echo.yaml": _echo().replace("errors: {}", "errors:\n  too_loud: {message: too loud}")},
         "contracts/echo.yaml:14:3: warning [TP310] error 'too_loud' has no example",
     ),
+    "TP311": Case(
+        {
+            "echo.yaml": _echo(
+                extra="  - name: refuses a number\n    input: {word: 1}\n"
+                '    expect: {error: invalid_arguments, message: "Invalid arguments: $.word: not a string"}\n'
+            )
+        },
+        "contracts/echo.yaml:20:49: warning [TP311] the message of the standard error 'invalid_arguments' is the"
+        " Python runtime's: its detail is the Python validator's sentence; pin the code and the JSON path"
+        ' (text_contains: ["Invalid arguments: $.word:"])',
+    ),
     "TP401": Case({}, "contracts:1:1: error [TP401] no contracts found (contracts/*.yaml)"),
     "TP402": Case(
         {"echo.yaml": _echo()},
