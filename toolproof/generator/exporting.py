@@ -11,7 +11,7 @@ from toolproof.generator.jsontext import dump_json
 from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract, HostEnums
 from toolproof.generator.toolpage import render_docs
-from toolproof.generator.typescript import typescript_declarations
+from toolproof.generator.typescript import shared_declarations, typescript_declarations
 
 __all__ = ["export_text", "host_enums"]
 
@@ -41,7 +41,9 @@ def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, lis
         data = [vectors(c) for c in contracts]
         return dump_json(data[0] if len(data) == 1 else data), []
     if fmt == "typescript":
-        return "\n".join(typescript_declarations(c, c.exported_input(enums)) for c in contracts), []
+        shared = shared_declarations(contracts)  # once, before the tools that use them (no import: one file)
+        tools = [typescript_declarations(c, c.exported_input(enums), import_shared=False) for c in contracts]
+        return "\n".join([*([shared] if shared else []), *tools]), []
     if fmt == "docs":
         openai = export_definitions("openai", contracts, enums).data
         return "\n---\n\n".join(render_docs(c, d) for c, d in zip(contracts, openai, strict=True)), []

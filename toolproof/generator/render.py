@@ -22,7 +22,7 @@ from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
-from toolproof.generator.typescript import typescript_declarations
+from toolproof.generator.typescript import shared_declarations, typescript_declarations
 
 __all__ = ["export_all", "losses_of", "render_all"]
 
@@ -180,6 +180,11 @@ def render_all(
     shared = build_shared_types(own)
     if shared is not None:  # one type per shared definition, which the stubs import
         files[f"{out}/defs.py"] = env.get_template("defs.py.jinja").render(t=shared, layout=layout)
+        declared = shared_declarations(own)
+        if "typescript" in layout.exports and declared is not None:
+            files[f"{out}/exports/typescript/defs.d.ts"] = env.get_template("defs.d.ts.jinja").render(
+                t=shared, layout=layout, body=declared.rstrip("\n")
+            )
     all_sources = {path: sha for c in contracts for path, sha in c.sources.items()}
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     if exports is None:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from toolproof.generator.model import Contract
+from toolproof.generator.model import Contract, shared_class
 from toolproof.generator.naming import class_name
 from toolproof.generator.refs import ref_name, resolve
 from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
-__all__ = ["tsdoc", "tsstr", "typescript_declarations"]
+__all__ = ["shared_declarations", "tsdoc", "tsstr", "typescript_declarations"]
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
 
@@ -51,11 +51,16 @@ def _doc(text: str, indent: str) -> str:
 class _Types:
     """The TypeScript of one schema; ``taken`` holds the type names the file has given already."""
 
-    def __init__(self, root: Mapping[str, Any], prefix: str, taken: set[str], whole: str) -> None:
+    def __init__(
+        self, root: Mapping[str, Any], prefix: str, taken: set[str], whole: str, shared: Mapping[str, str] = {}
+    ) -> None:
         self.root = root
         self.prefix = prefix
         self.taken = taken
         self.named: dict[str, str] = {"#": whole}  # a reference to the whole schema names its type
+        self.named |= {f"#/$defs/{name}": ts for name, ts in shared.items()}  # one type each, in defs.d.ts
+        self.shared = frozenset(shared.values())
+        self.imported: set[str] = set()
         self.blocks: list[str] = []
 
     def of(self, schema: Any, indent: str = "") -> str:
@@ -69,6 +74,8 @@ class _Types:
             if not found:
                 return "unknown"
             key = "#" if target is self.root else ref
+            if self.named.get(key) in self.shared:
+                self.imported.add(self.named[key])
             if key not in self.named:
                 name = class_name(self.prefix, ref_name(ref)) or self.prefix
                 while name in self.taken:
@@ -160,16 +167,23 @@ def _error(c: Contract) -> str:
     return f"export interface {prefix}Error {{\n{fields}}}\n"
 
 
-def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str:
-    """Declarations of ``<Tool>Input``, ``<Tool>Output``, ``<Tool>ErrorCode`` and ``<Tool>Error``."""
+def typescript_declarations(c: Contract, input_schema: Mapping[str, Any], *, import_shared: bool = True) -> str:
+    """Declarations of ``<Tool>Input``, ``<Tool>Output``, ``<Tool>ErrorCode`` and ``<Tool>Error``.
+
+    The types of shared definitions are imported from ``./defs`` (``shared_declarations``), or, without
+    ``import_shared``, named as declared beside them in one file.
+    """
     prefix = c.prefix
-    taken = {f"{prefix}{name}" for name in ("Name", "Input", "Output", "ErrorCode", "Error")}
-    types = _Types(input_schema, prefix, taken, f"{prefix}Input")
+    shared = {name: shared_class(name) for name in c.shared}
+    taken = {f"{prefix}{name}" for name in ("Name", "Input", "Output", "ErrorCode", "Error")} | set(shared.values())
+    types = _Types(input_schema, prefix, taken, f"{prefix}Input", shared)
     input_type = types.of(input_schema)
-    out_types = _Types(c.output_schema, prefix, taken, f"{prefix}Output")
+    out_types = _Types(c.output_schema, prefix, taken, f"{prefix}Output", shared)
     output_type = out_types.of(c.output_schema)
     codes = [e.code for e in c.errors] + list(STANDARD_ERRORS)
+    imported = sorted(types.imported | out_types.imported)
     parts = [
+        f'import type {{ {", ".join(imported)} }} from "./defs";\n\n' if imported and import_shared else "",
         f"/** Tool `{tsdoc(c.name)}` {tsdoc(c.version)}: {tsdoc(c.title)} */\n",
         f"export declare const {prefix}Name: {tsstr(c.name)};\n\n",
         *types.blocks,
@@ -183,3 +197,19 @@ def typescript_declarations(c: Contract, input_schema: Mapping[str, Any]) -> str
         _error(c),
     ]
     return "".join(parts)
+
+
+def shared_declarations(contracts: Sequence[Contract]) -> str | None:
+    """``defs.d.ts``: one type per shared definition the contracts use, which each tool's declarations import."""
+    bodies: dict[str, Any] = {}
+    for c in contracts:
+        bodies |= c.shared_schemas
+    if not bodies:
+        return None
+    shared = {name: shared_class(name) for name in bodies}
+    types = _Types({"$defs": bodies}, "", set(shared.values()), "", shared)
+    parts = []
+    for name, body in bodies.items():
+        doc = body.get("description", "") if isinstance(body, Mapping) else ""
+        parts.append(f"{_doc(doc, '')}export type {shared[name]} = {types.of(body)};\n")
+    return "".join([*types.blocks, *parts])
