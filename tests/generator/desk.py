@@ -59,9 +59,9 @@ TOOLS: Final[dict[str, tuple[str, list[str], str, dict[str, Any], dict[str, Any]
     ),
     "list_people": (
         "limit: {type: integer, minimum: 1}",
-        [],
+        ["limit"],
         f"people: {{type: array, items: {PERSON}}}",
-        {},
+        {"limit": 10},
         {"people": [{"name": "Ann", "email": "ann@example.com"}]},
     ),
 }
