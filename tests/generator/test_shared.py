@@ -164,3 +164,25 @@ def test_each_stub_imports_the_one_generated_type_of_a_shared_definition_instead
         stub = stubs[f"generated/{name}.py"]
         assert "from .defs import " in stub
         assert "class Person" not in stub and "Literal[" not in stub.split("ErrorCode")[0]
+
+
+def test_a_ref_to_a_misspelled_contract_level_definition_is_reported_with_a_did_you_mean(tmp_path: Path) -> None:
+    extra = "$defs:\n  Word: {type: string}\n"
+    root = _project(
+        tmp_path, {"echo.yaml": _echo(word="{$ref: '#/$defs/Word'}", echo="{$ref: '#/$defs/Wrd'}", extra=extra)}
+    )
+
+    assert _problems(root) == [
+        "contracts/echo.yaml:17:18: error [TP208] $ref '#/$defs/Wrd': neither the schema nor the contract's $defs"
+        " defines 'Wrd' (did you mean 'Word'?)"
+    ]
+
+
+def test_a_mistake_inside_a_contract_level_definition_is_reported_once_where_it_is_written(tmp_path: Path) -> None:
+    extra = "$defs:\n  Word: {type: string, minLenght: 1}\n"
+    local = "{$ref: '#/$defs/Word'}"
+    root = _project(tmp_path, {"echo.yaml": _echo(word=local, echo=local, extra=extra)})
+
+    assert _problems(root) == [
+        "contracts/echo.yaml:7:24: error [TP201] unknown keyword 'minLenght' (did you mean 'minLength'?)"
+    ]

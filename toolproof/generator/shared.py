@@ -309,7 +309,15 @@ def _target(
         if name is None or (referrer == _SCHEMA and name in local_names):
             return None  # within the schema: its own checks judge it
         if referrer in (_SCHEMA, _CONTRACT):
-            return (_CONTRACT, name, rest) if name in contract_defs else None
+            if name in contract_defs:
+                return _CONTRACT, name, rest
+            if contract_defs:  # else the schema's own checks report it
+                known = sorted({*contract_defs, *(local_names if referrer == _SCHEMA else ())})
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"defined: {', '.join(known)}"
+                message = f"$ref '{ref}': neither the schema nor the contract's $defs defines '{name}' ({hint})"
+                report(ref_at, "unresolved-ref", message)
+            return None
         if name not in shared.files[referrer].defs:
             defs = shared.files[referrer].defs
             close = difflib.get_close_matches(name, list(defs), n=1)
