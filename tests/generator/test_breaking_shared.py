@@ -41,7 +41,7 @@ def test_a_status_value_removed_from_a_shared_definition_is_reported_at_it_namin
 
     report = _breaking(new, str(old))
 
-    at_status = [f for f in report["findings"] if f["file"] == "contracts/_defs/desk.yaml"]
+    at_status = [f for f in report["findings"] if f["file"] == "contracts/_defs/desk.yaml" and f["category"] == "WIRE"]
     assert {(f["rule"], f["level"], f["line"]) for f in at_status} == {
         ("WIRE_INPUT_ENUM_NARROWED", "error", 11),
         ("WIRE_OUTPUT_ENUM_NARROWED", "info", 11),
@@ -50,6 +50,14 @@ def test_a_status_value_removed_from_a_shared_definition_is_reported_at_it_namin
     for tool in ("get_ticket", "open_ticket", "set_status"):
         assert tool in named
     assert "assign_ticket" not in named and "list_people" not in named
+    code = [(f["file"], f["message"]) for f in report["findings"] if f["rule"] == "CODE_FIELD_TYPE_CHANGED"]
+    assert code == [
+        (
+            "contracts/_defs/desk.yaml",
+            'the generated type Status (defs.py) changes: Literal["open", "pending", "closed"] → Literal["open",'
+            ' "closed"]',
+        )
+    ]  # once, for the one type, not once per field of each tool
     bumps = [f["file"] for f in report["findings"] if f["rule"] == "VERSION_NOT_BUMPED"]
     assert bumps == ["contracts/set_status.yaml"]  # the only tool whose callers break
     assert report["failed"]

@@ -41,7 +41,7 @@ from typing import Any, Final
 from toolproof.generator.breaking_rules import RULES, BreakingError, Category, Severity
 from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
 from toolproof.generator.losses import Loss, pointer
-from toolproof.generator.model import Contract
+from toolproof.generator.model import Contract, build_shared_types, shared_class
 from toolproof.generator.pytypes import TypeBuilder
 from toolproof.generator.schemadiff import (
     Change,
@@ -338,6 +338,27 @@ def _grouped(found: Sequence[tuple[str, Finding]], names: Mapping[Where, str]) -
     return out
 
 
+def _shared_types(old: Sequence[Contract], new: Sequence[Contract], levels: Mapping[str, Severity]) -> list[Finding]:
+    """Changes to the generated ``defs`` module: a shared definition's type alias changed or its type gone."""
+    before, after = build_shared_types(old), build_shared_types(new)
+    if before is None:
+        return []
+    places = {shared_class(d.name): Where(d.file, d.line, d.column) for c in new for d in c.shared.values()}
+    aliases = {a.name: a.annotation for a in after.aliases} if after else {}
+    kept = set(after.exports) if after else set()
+    findings = []
+    for alias in before.aliases:
+        if alias.name in aliases and aliases[alias.name] != alias.annotation and alias.name in places:
+            message = f"the generated type {alias.name} (defs.py) changes: {alias.annotation} → {aliases[alias.name]}"
+            findings.append(_finding("CODE_FIELD_TYPE_CHANGED", places[alias.name], message, levels))
+    for name in before.exports:
+        if name not in kept:
+            message = f"type {name} is no longer generated in defs.py; code that imports it breaks"
+            where = Where(next(iter(c.source for c in new), "contracts"), 1, 1)
+            findings.append(_finding("CODE_CLASS_REMOVED", where, message, levels))
+    return [f for f in findings if f.level is not Severity.OFF]
+
+
 def _judge(old: Contract, new: Contract, changes: list[Change], levels: Mapping[str, Severity]) -> list[Finding]:
     """The findings of one contract, with its version judged against its breaking changes."""
     findings = [
@@ -403,6 +424,7 @@ def compare(
                 findings.append(finding)
         names |= {Where(d.file, d.line, d.column): d.name for d in c.shared.values()}
     findings += _grouped(shared, names)
+    findings += _shared_types(old, new, levels)
     shown = [f for f in findings if f.level is not Severity.OFF]
     return sorted(shown, key=lambda f: (f.where, f.rule, f.message))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolproof.generator.breaking_rules import RULES, Severity
-from toolproof.generator.model import Contract
+from toolproof.generator.model import Contract, shared_class
 from toolproof.generator.naming import class_name
 from toolproof.generator.pytypes import TypeBuilder
 from toolproof.generator.refs import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMAS, locate, ref_name, resolve
@@ -162,6 +162,8 @@ class Schemas:
         self.new_root: Mapping[str, Any] = new.input_schema if self.request else new.output_schema
         self.out = out
         self.classes = (f"{old.prefix}{side.title()}", f"{new.prefix}{side.title()}")
+        self.shared = tuple({name: shared_class(name) for name in c.shared} for c in (old, new))
+        """Each side's shared definitions, by ``$defs`` name, with their type in the generated ``defs``."""
 
     def run(self) -> None:
         self.node(self.old_root, self.new_root, _Place((self.side,), "", self.classes))
@@ -584,8 +586,8 @@ class Schemas:
 
     def code(self, old: Any, new: Any, at: _Place) -> None:
         """The Python annotation a generated TypedDict gives this field, before and after."""
-        before = TypeBuilder(self.old_root).annotation(old, at.classes[0])
-        after = TypeBuilder(self.new_root).annotation(new, at.classes[1])
+        before = TypeBuilder(self.old_root, shared=self.shared[0]).annotation(old, at.classes[0])
+        after = TypeBuilder(self.new_root, shared=self.shared[1]).annotation(new, at.classes[1])
         if before != after:
             message = f"the generated annotation of {self.who(at.name)} changes: {before} → {after}"
             self.add("CODE_FIELD_TYPE_CHANGED", at.path, message)
