@@ -7,7 +7,9 @@ downloads, as tests/e2e does: no editable-install finder, no ``PYTHONPATH``. Int
 - ``python -c pass`` in that venv (the floor: the interpreter and its site);
 - one-shot ``toolproof call file-read`` of a small file (issue 11's target: 50 ms);
 - ``toolproof serve mcp`` from spawn to the answer of its first ``tools/list`` (target: 60 ms);
-- the same call from this repository's editable dev install, to show what the finder costs.
+- the same call from this repository's editable dev install, to show what the finder costs;
+- with ``--against REV``, the wheel and server built from that git revision too, in their own venv,
+  so a change's before and after are timed in the same rounds (then nothing is recorded).
 
 Medians in ms and as ratios to the floor measured in the same rounds: the machine is shared, so
 the ratios are the figures to compare across runs.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -33,15 +36,23 @@ WHEELHOUSE = Path(sys.prefix) / "wheelhouse"
 _IGNORED = (".git", ".*_cache", ".hypothesis", ".nox", "__pycache__", "*.egg-info", "build", "dist", "node_modules")
 
 
-def _fresh_venv(base: Path) -> Path:
-    """A venv with toolproof's wheel and its dependencies, all offline; returns its ``bin`` folder."""
+def _fresh_venv(base: Path, revision: str | None = None) -> Path:
+    """A venv with toolproof's wheel (of the work tree, or of a git ``revision``) and its dependencies, all offline.
+
+    Returns the venv's ``bin`` folder.
+    """
     source = base / "source"
+    if revision is None:
 
-    def ignored(folder: str, names: list[str]) -> set[str]:
-        skipped = set(shutil.ignore_patterns(*_IGNORED)(folder, names))
-        return skipped | {name for name in names if (Path(folder) / name / "pyvenv.cfg").is_file()}
+        def ignored(folder: str, names: list[str]) -> set[str]:
+            skipped = set(shutil.ignore_patterns(*_IGNORED)(folder, names))
+            return skipped | {name for name in names if (Path(folder) / name / "pyvenv.cfg").is_file()}
 
-    shutil.copytree(REPO, source, symlinks=True, ignore=ignored)
+        shutil.copytree(REPO, source, symlinks=True, ignore=ignored)
+    else:
+        source.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", revision], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
     offline = ["--quiet", "--no-index", "--find-links", str(WHEELHOUSE)]
     pip = [sys.executable, "-m", "pip"]
     subprocess.run([*pip, "wheel", *offline, "--no-deps", "--wheel-dir", str(base / "dist"), str(source)], check=True)
@@ -50,6 +61,15 @@ def _fresh_venv(base: Path) -> Path:
     bin_dir = base / "venv" / "bin"
     subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", *offline, str(wheel)], check=True)
     return bin_dir
+
+
+_CPU: dict[str, list[float]] = {}
+"""Each case's CPU seconds (user and system) per run: steadier than wall time on a loaded machine."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _timed(argv: list[str], cwd: Path) -> float:
@@ -96,11 +116,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="5 rounds")
+    parser.add_argument("--against", metavar="REV", help="also time the wheel of this git revision (records nothing)")
     options, _ = parser.parse_known_args()
     rounds = 5 if options.quick else options.rounds
     with tempfile.TemporaryDirectory(prefix="toolproof-startup-") as tmp:
         base = Path(tmp)
-        bin_dir = _fresh_venv(base)
+        bin_dir = _fresh_venv(base / "now")
+        before = None if options.against is None else _fresh_venv(base / "before", options.against)
         work = base / "work"
         work.mkdir()
         (work / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
@@ -115,18 +137,30 @@ def main() -> None:
                 [str(Path(sys.prefix) / "bin" / "toolproof"), *call], work
             ),
         }
+        if before is not None:
+            old = before
+            cases[f"toolproof call ({options.against})"] = lambda: _timed([str(old / "toolproof"), *call], work)
+            cases[f"serve mcp to first tools/list ({options.against})"] = lambda: _first_tools_list(
+                [str(old / "toolproof"), "serve", "mcp", "--workspace", "."], work
+            )
         for measure in cases.values():
             measure()  # warm the page cache and byte-code
         times: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(rounds):
-            for name, measure in cases.items():
+        order = list(cases.items())
+        for r in range(rounds):  # rotated, so no case always runs first or after another
+            for name, measure in order[r % len(order) :] + order[: r % len(order)]:
+                cpu = _children_cpu()
                 times[name].append(measure())
+                _CPU.setdefault(name, []).append(_children_cpu() - cpu)
     floor = statistics.median(times["python -c pass (floor)"])
     print(f"\nStart-up, median of {rounds} interleaved rounds")
-    print(f"{'case':<40} {'ms':>8} {'x floor':>8}")
+    cpu_floor = statistics.median(_CPU["python -c pass (floor)"])
+    print(f"{'case':<44} {'ms':>8} {'x floor':>8} {'cpu ms':>8} {'x floor':>8}")
     for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:<40} {median * 1000:>8.1f} {median / floor:>8.2f}")
+        median, cpu = statistics.median(values), statistics.median(_CPU[name])
+        print(f"{name:<44} {median * 1000:>8.1f} {median / floor:>8.2f} {cpu * 1000:>8.1f} {cpu / cpu_floor:>8.2f}")
+    if options.against is not None:
+        return  # a comparison, not the figures of record
     print("issue 11's targets, 50 and 60 ms, were set where `python -c pass` took 8 ms: 6.25x and 7.5x the floor")
     ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
     floor_ms = ms["python -c pass (floor)"]

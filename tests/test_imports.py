@@ -111,6 +111,16 @@ def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: 
     assert not {m for m in modules if m.startswith("jsonschema_rs")}  # the first tools/call imports it
     assert "toolproof.builtin.skills.gate" in modules  # read_file is gated: its SKILL.md was checked at start-up
     assert "hashlib" not in modules  # ... without hashing it: hashlib loads OpenSSL, ~3 ms; the first token pays it
+    assert (
+        not {  # nothing has been read yet: the reading layer waits for the first read (~5 ms of dataclasses)
+            "toolproof.builtin.files.reading",
+            "toolproof.builtin.files.lines",
+            "toolproof.builtin.files.index",
+            "toolproof.builtin.files.audit",
+            "toolproof.builtin.files.numbering",
+        }
+        & modules
+    )
     if not _under_a_settings_file(tmp_path):
         assert "tomllib" not in modules
 

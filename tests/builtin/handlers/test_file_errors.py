@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 import pytest
 
+from toolproof.builtin.files import reading
 from toolproof.builtin.files.access import FileAccessError, NotRegularKind, Reason
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.handlers import file_read, read_file
@@ -46,7 +47,7 @@ MISLEADING = FileAccessError("not_regular", "p", "the path is a directory-like F
 
 
 def test_read_file_maps_a_not_regular_path_by_its_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(read_file, "read_lines", _raising(MISLEADING))
+    monkeypatch.setattr(reading, "read_lines", _raising(MISLEADING))
 
     with pytest.raises(ToolError) as info:
         read_file._read(_ctx("read_file", tmp_path), "p", None, 1, 10)
@@ -55,7 +56,7 @@ def test_read_file_maps_a_not_regular_path_by_its_kind(tmp_path: Path, monkeypat
 
 
 def test_file_read_names_the_kind_from_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(file_read, "read_lines", _raising(MISLEADING))
+    monkeypatch.setattr(reading, "read_lines", _raising(MISLEADING))
 
     with pytest.raises(ToolError) as info:
         file_read._read(_ctx("file-read", tmp_path), {"path": "p"}, 1, 10)
@@ -78,8 +79,8 @@ def test_each_kind_gets_its_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: NotRegularKind, read_file_code: str, file_read_message: str
 ) -> None:
     exc = FileAccessError.not_regular("p", kind)
-    monkeypatch.setattr(read_file, "read_lines", _raising(exc))
-    monkeypatch.setattr(file_read, "read_lines", _raising(exc))
+    monkeypatch.setattr(reading, "read_lines", _raising(exc))
+    monkeypatch.setattr(reading, "read_lines", _raising(exc))
 
     with pytest.raises(ToolError) as gateway:
         read_file._read(_ctx("read_file", tmp_path), "p", None, 1, 10)
@@ -94,8 +95,8 @@ def test_a_hard_link_refusal_gives_its_own_reason_not_a_permission_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exc = FileAccessError("hardlink", "p", "the file has 2 names (hard links)")
-    monkeypatch.setattr(read_file, "read_lines", _raising(exc))
-    monkeypatch.setattr(file_read, "read_lines", _raising(exc))
+    monkeypatch.setattr(reading, "read_lines", _raising(exc))
+    monkeypatch.setattr(reading, "read_lines", _raising(exc))
 
     with pytest.raises(ToolError) as gateway:
         read_file._read(_ctx("read_file", tmp_path), "p", None, 1, 10)

@@ -6,29 +6,39 @@ of descriptors), ``read_text`` and ``read_lines`` decode and window what it open
 under the contract's ``symlinks`` and ``hardlinks`` policies, and write the audit
 record first. A window numbers its own lines (``LineWindow.numbered``), and a
 long read tells a ``Progress`` callback how far it got.
+
+The names below are imported from their module on first use: a host answers
+``tools/list`` having imported ``access`` alone, and the reading, windowing and
+auditing modules (~5 ms of start-up) wait for the first read.
 """
 
-from toolproof.builtin.files.access import (
-    Directory,
-    FileAccessError,
-    HardlinkPolicy,
-    NotRegularKind,
-    OpenFile,
-    Reason,
-    SymlinkPolicy,
-    names_folder,
-    split_user_path,
-)
-from toolproof.builtin.files.decoding import Decoded, DecodeError, decode
-from toolproof.builtin.files.progress import Progress
-from toolproof.builtin.files.reading import (
-    LineWindow,
-    TextFile,
-    hardlink_policy,
-    read_lines,
-    read_text,
-    window_from_text,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolproof.builtin.files.access import (
+        Directory,
+        FileAccessError,
+        HardlinkPolicy,
+        NotRegularKind,
+        OpenFile,
+        Reason,
+        SymlinkPolicy,
+        names_folder,
+        split_user_path,
+    )
+    from toolproof.builtin.files.decoding import Decoded, DecodeError, decode
+    from toolproof.builtin.files.progress import Progress
+    from toolproof.builtin.files.reading import (
+        LineWindow,
+        TextFile,
+        hardlink_policy,
+        read_lines,
+        read_text,
+        window_from_text,
+    )
 
 __all__ = [
     "DecodeError",
@@ -51,3 +61,36 @@ __all__ = [
     "split_user_path",
     "window_from_text",
 ]
+
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "Directory",
+            "FileAccessError",
+            "HardlinkPolicy",
+            "NotRegularKind",
+            "OpenFile",
+            "Reason",
+            "SymlinkPolicy",
+            "names_folder",
+            "split_user_path",
+        ),
+        "access",
+    ),
+    **dict.fromkeys(("Decoded", "DecodeError", "decode"), "decoding"),
+    "Progress": "progress",
+    **dict.fromkeys(
+        ("LineWindow", "TextFile", "hardlink_policy", "read_lines", "read_text", "window_from_text"), "reading"
+    ),
+}
+"""The module each public name lives in."""
+
+
+def __getattr__(name: str) -> object:
+    """The public name ``name``, imported from its module on first use (then kept here)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from toolproof.builtin.files.audit import Audit
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.skills.resources import SkillGates, Skills
 from toolproof.runtime import HostOptions
@@ -15,6 +14,8 @@ def resources(options: HostOptions) -> list[object]:
     found: list[object] = [Skills(options.skills), SkillGates(options.gate_secret)]
     if options.workspace:
         found.append(Workspace.of(options.workspace))
-    if options.audit is not None:
+    if options.audit is not None:  # only then: the audit module is otherwise the first read's to import
+        from toolproof.builtin.files.audit import Audit
+
         found.append(Audit(options.audit))
     return found

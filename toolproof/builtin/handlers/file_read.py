@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import posixpath
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from toolproof.builtin.files.access import (
     MAX_PATH_CHARS,
@@ -16,12 +16,14 @@ from toolproof.builtin.files.access import (
     names_folder,
 )
 from toolproof.builtin.files.decoding import DecodeError
-from toolproof.builtin.files.reading import LineWindow, read_lines
 from toolproof.builtin.files.workspace import Workspace
 from toolproof.builtin.generated import file_read as contract
 from toolproof.runtime import ToolContext, ToolError
 from toolproof.runtime.dispatch import MAX_RESULT_BYTES
 from toolproof.runtime.errors import RESPONSE_TOO_LARGE, STANDARD_ERRORS, shown
+
+if TYPE_CHECKING:
+    from toolproof.builtin.files.reading import LineWindow
 
 __all__ = ["format_file_size", "handle"]
 
@@ -126,6 +128,8 @@ _REFUSALS: Final[Mapping[Reason, Callable[[FileAccessError, str], ToolError]]] =
 
 
 def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int) -> LineWindow:
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     path = args["path"]
     if "\x00" in path:
         raise contract.invalid_path()
@@ -137,7 +141,7 @@ def _read(ctx: ToolContext, args: contract.FileReadInput, start: int, limit: int
         with Directory.open(allowed.roots[0]) as workspace:
             if below is not None:  # spelled from the real path, so the walk checks again that it is beneath
                 target = "/".join([workspace.real.rstrip("/"), *below, *([""] if names_folder(path) else [])]) or "/"
-            return read_lines(
+            return reading.read_lines(
                 ctx,
                 workspace,
                 target,

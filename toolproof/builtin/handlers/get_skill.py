@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from toolproof.builtin.files.access import Directory, FileAccessError, Reason
 from toolproof.builtin.files.decoding import DecodeError
-from toolproof.builtin.files.reading import TextFile, read_text
 from toolproof.builtin.files.workspace import symlink_policy
 from toolproof.builtin.generated import get_skill as contract
 from toolproof.builtin.handlers._skills import is_plain_skill_name, open_skill
@@ -15,6 +14,9 @@ from toolproof.builtin.skills.catalog import SKILL_FILES
 from toolproof.builtin.skills.resources import Skills
 from toolproof.runtime import ToolContext, ToolError
 from toolproof.runtime.errors import shown
+
+if TYPE_CHECKING:
+    from toolproof.builtin.files.reading import TextFile
 
 __all__ = ["handle"]
 
@@ -53,11 +55,13 @@ def _read_from_skills_folder(ctx: ToolContext, name: str, file_name: str) -> Tex
     Raises:
         FileAccessError: as ``read_text``; ``outside_root`` when the link leaves the skills folder.
     """
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     for folder in ctx.need(Skills).folders:
         try:
             with Directory.open(folder) as root:
                 root.open_dir(name, symlinks=symlink_policy(ctx)).close()
-                return read_text(ctx, root, f"{name}/{file_name}", max_bytes=MAX_BYTES, utf8_only=True)
+                return reading.read_text(ctx, root, f"{name}/{file_name}", max_bytes=MAX_BYTES, utf8_only=True)
         except FileAccessError as exc:
             if exc.reason not in ("not_found", "not_directory"):
                 raise
@@ -65,10 +69,12 @@ def _read_from_skills_folder(ctx: ToolContext, name: str, file_name: str) -> Tex
 
 
 def _read(ctx: ToolContext, skill: Directory, name: str) -> TextFile:
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     for file_name in SKILL_FILES[::-1]:  # SKILL.MD as the seed names it, then SKILL.md
         try:
             try:
-                return read_text(ctx, skill, file_name, max_bytes=MAX_BYTES, utf8_only=True)
+                return reading.read_text(ctx, skill, file_name, max_bytes=MAX_BYTES, utf8_only=True)
             except FileAccessError as exc:
                 if exc.reason not in ("outside_root", "symlink"):
                     raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from toolproof.builtin.files.access import (
     Directory,
@@ -21,13 +21,15 @@ from toolproof.builtin.files.access import (
     split_user_path,
 )
 from toolproof.builtin.files.decoding import DecodeError
-from toolproof.builtin.files.reading import LineWindow, read_lines, window_from_text
 from toolproof.builtin.files.workspace import Workspace, symlink_policy
 from toolproof.builtin.generated import read_file as contract
 from toolproof.builtin.skills.gate import BUILTIN_SCHEME, GateDocumentError
 from toolproof.builtin.skills.resources import SkillGates
 from toolproof.runtime import ToolContext, ToolError
 from toolproof.runtime.errors import shown
+
+if TYPE_CHECKING:
+    from toolproof.builtin.files.reading import LineWindow
 
 __all__ = ["handle"]
 
@@ -144,11 +146,13 @@ def _refused(exc: FileAccessError, path: str) -> ToolError:
 
 
 def _read(ctx: ToolContext, path: str, cwd: str | None, offset: int, limit: int) -> LineWindow:
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     root, parts, cwd_parts = _locate(ctx, path, cwd)
     try:
         with Directory.open(root) as directory:
             try:
-                return read_lines(
+                return reading.read_lines(
                     ctx,
                     directory,
                     _beneath(directory, parts) + ("/" if names_folder(path) else ""),
@@ -185,6 +189,8 @@ def _numbered(lines: list[str], offset: int) -> str:
 
 def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileOutput:
     """Read ``limit`` lines of ``path`` from ``offset``, as ``N<TAB>line``."""
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     path = args["path"]
     offset = args.get("offset", 1)
     limit = args.get("limit", MAX_LINES)
@@ -206,7 +212,7 @@ def handle(args: contract.ReadFileInput, ctx: ToolContext) -> contract.ReadFileO
     if path.startswith(BUILTIN_SCHEME):
         if document is None:  # only the gated SKILL.md is served
             raise contract.outside_allowed(path=shown(path))
-        lines, total = window_from_text(document, offset, limit)
+        lines, total = reading.window_from_text(document, offset, limit)
         _check_offset(offset, path, total)
         resolved, count, cut = path, len(lines), False
         content = _numbered(lines, offset)

@@ -7,7 +7,6 @@ from typing import Final
 
 from toolproof.builtin.files.access import Directory, FileAccessError, Reason
 from toolproof.builtin.files.decoding import DecodeError
-from toolproof.builtin.files.reading import read_text
 from toolproof.builtin.generated import read_file_in_skill as contract
 from toolproof.builtin.handlers._skills import is_plain_skill_name, open_skill
 from toolproof.runtime import ToolContext, ToolError
@@ -48,12 +47,14 @@ def _open_skill(ctx: ToolContext, skill_name: str, file_path: str) -> Directory:
 
 def handle(args: contract.ReadFileInSkillInput, ctx: ToolContext) -> contract.ReadFileInSkillOutput:
     """Read ``file_path`` within the folder of ``skill_name`` (an error echoes both, clipped by the runtime)."""
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     skill_name, file_path = args["skill_name"], args["file_path"]
     if not is_plain_skill_name(skill_name):
         raise contract.invalid_skill_name()
     with _open_skill(ctx, skill_name, file_path) as skill:
         try:
-            text = read_text(ctx, skill, file_path, max_bytes=MAX_BYTES)
+            text = reading.read_text(ctx, skill, file_path, max_bytes=MAX_BYTES)
         except FileAccessError as exc:
             refusal = _REFUSALS.get(exc.reason)
             if refusal is None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from toolproof.builtin.files.access import Directory, FileAccessError
 from toolproof.builtin.files.decoding import DecodeError
-from toolproof.builtin.files.reading import read_text
 from toolproof.builtin.files.workspace import symlink_policy
 from toolproof.builtin.generated import read_skill as contract
 from toolproof.builtin.skills.catalog import MAX_SKILL_BYTES, SKILL_FILES
@@ -23,6 +22,8 @@ _log = logging.getLogger("toolproof.skills")
 
 def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkillOutput:
     """Return the body of the SKILL.md of ``skill_name`` (an enum of the catalog's names)."""
+    from toolproof.builtin.files import reading  # loaded by the first read, not at binding
+
     name = args["skill_name"]
     skill = ctx.need(Skills).catalog.skills.get(name)
     if skill is None:
@@ -38,7 +39,7 @@ def handle(args: contract.ReadSkillInput, ctx: ToolContext) -> contract.ReadSkil
         with folder, folder.open_dir(name, symlinks=symlink_policy(ctx)) as skill_dir:
             for file_name in SKILL_FILES:
                 try:
-                    text = read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)
+                    text = reading.read_text(ctx, skill_dir, file_name, max_bytes=MAX_SKILL_BYTES, utf8_only=True)
                     break
                 except FileAccessError as exc:
                     if exc.reason != "not_found":
