@@ -20,6 +20,7 @@ import pytest
 from toolproof.generator.checks import check_source
 from toolproof.generator.problems import Level
 from toolproof.generator.schemalint import check_schema
+from toolproof.generator.shared import bundle, load_shared
 from toolproof.generator.source import JsonPath, Source, load_source
 
 ROOT = Path(__file__).parents[2]
@@ -178,8 +179,10 @@ def _ajv(schemas: dict[str, Any]) -> Verdicts:
 
 
 def _source(path: Path) -> Source:
+    """The contract at ``path``, its shared definitions (``_defs/`` beside it) bundled in, as ``load_project`` does."""
     source, problems = load_source(path, path.name)
     assert source is not None, problems
+    assert bundle(source, load_shared(path.parent, lambda shared: shared.name, within=())) == []
     return source
 
 
