@@ -93,6 +93,7 @@ def test_a_one_shot_call_of_a_file_tool_imports_no_skill_code_and_nothing_it_doe
         "toolproof.runtime.serve.commands",  # the servers' commands, and their options' limits
         "toolproof.runtime.serve.limits",
         "email.utils",  # jsonschema-rs imports it for its build time, ~15 ms: validation._BuildTime spares it
+        "difflib",  # only a handler that is not found needs a "did you mean"
         "socket",
     }
     if not _under_a_settings_file(tmp_path):
@@ -111,6 +112,7 @@ def test_serving_mcp_answers_tools_list_without_compiling_a_validator(tmp_path: 
     assert not {m for m in modules if m.startswith("jsonschema_rs")}  # the first tools/call imports it
     assert "toolproof.builtin.skills.gate" in modules  # read_file is gated: its SKILL.md was checked at start-up
     assert "hashlib" not in modules  # ... without hashing it: hashlib loads OpenSSL, ~3 ms; the first token pays it
+    assert "difflib" not in modules  # every handler was found: no "did you mean" to work out
     assert (
         not {  # nothing has been read yet: the reading layer waits for the first read (~5 ms of dataclasses)
             "toolproof.builtin.files.reading",
