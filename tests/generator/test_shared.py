@@ -186,3 +186,14 @@ def test_a_mistake_inside_a_contract_level_definition_is_reported_once_where_it_
     assert _problems(root) == [
         "contracts/echo.yaml:7:24: error [TP201] unknown keyword 'minLenght' (did you mean 'minLength'?)"
     ]
+
+
+def test_a_contract_level_definition_no_schema_uses_is_a_warning_where_it_is_written(tmp_path: Path) -> None:
+    extra = "$defs:\n  Word: {type: string}\n  Spare: {type: integer}\n"
+    local = "{$ref: '#/$defs/Word'}"
+    root = _project(tmp_path, {"echo.yaml": _echo(word=local, echo=local, extra=extra)})
+
+    assert _problems(root) == [
+        "contracts/echo.yaml:8:3: warning [TP217] definition 'Spare' of the contract's $defs is used by no schema;"
+        " use it ($ref: '#/$defs/Spare') or remove it"
+    ]

@@ -110,7 +110,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP214", "ref-cycle", _E, "$refs that lead round to themselves with no constraint: any value passes."),
         Rule("TP215", "shared-file", _E, "A shared definition file (contracts/_defs/) that is not one: no $defs."),
         Rule("TP216", "definition-clash", _E, "Two different definitions would take one name in a schema's $defs."),
-        Rule("TP217", "unused-definition", _W, "A shared definition that no contract uses."),
+        Rule("TP217", "unused-definition", _W, "A shared definition (_defs/ or a contract's $defs) nothing uses."),
         # 3: the examples
         Rule("TP301", "duplicate-example", _E, "Two examples share a name (the test id)."),
         Rule("TP302", "fixture-path", _E, "A fixture path climbs out of the test folder."),

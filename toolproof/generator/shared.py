@@ -185,6 +185,15 @@ def bundle(source: Source, shared: SharedDefs) -> list[Problem]:
     problems: list[Problem] = []
     for at in list(schema_paths(data)):
         problems += _bundle_at(source, at, _CONTRACT, contract_defs, shared, whole_file=False)
+    used = {name for key, name in shared.used if key == _CONTRACT}
+    shared.used -= {(_CONTRACT, name) for name in used}  # the next contract's $defs are its own
+    for name in contract_defs:
+        if name not in used:
+            message = (
+                f"definition '{name}' of the contract's $defs is used by no schema; use it ($ref: '#/$defs/{name}')"
+            )
+            message += " or remove it"
+            problems.append(source.problem(("$defs", name), "unused-definition", message, key=True))
     return problems
 
 
