@@ -197,3 +197,12 @@ def test_a_contract_level_definition_no_schema_uses_is_a_warning_where_it_is_wri
         "contracts/echo.yaml:8:3: warning [TP217] definition 'Spare' of the contract's $defs is used by no schema;"
         " use it ($ref: '#/$defs/Spare') or remove it"
     ]
+
+
+def test_an_export_loss_inside_a_shared_definition_is_located_where_the_definition_is_written(tmp_path: Path) -> None:
+    desk.write(tmp_path)
+
+    losses = [p for p in load_project(tmp_path, show_losses=True).problems if p.rule.id == "TP404"]
+
+    person = [p for p in losses if "/$defs/Person/" in p.message]
+    assert person and all((p.file, p.line) == ("contracts/_defs/desk.yaml", 3) for p in person)

@@ -208,9 +208,14 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
         if loss_summary and not strict_export:
             problems.append(_loss_summary(source, tool, found))
             continue
+        shared = by_name[tool].shared
         for (line, column), loss in found:
             message = f"{loss.format}: {loss.key()} {loss.action} ({loss.detail})"
-            problems.append(rule("export-loss").at(source, line, column, message, level))
+            place = (source, line, column)
+            if len(loss.path) > 1 and loss.path[0] == "$defs" and loss.path[1] in shared:  # where it is written
+                definition = shared[str(loss.path[1])]
+                place = (definition.file, definition.line, definition.column)
+            problems.append(rule("export-loss").at(*place, message, level))
     for entry in accepted:
         if entry not in used:
             message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
