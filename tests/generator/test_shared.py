@@ -206,3 +206,15 @@ def test_an_export_loss_inside_a_shared_definition_is_located_where_the_definiti
 
     person = [p for p in losses if "/$defs/Person/" in p.message]
     assert person and all((p.file, p.line) == ("contracts/_defs/desk.yaml", 3) for p in person)
+
+
+def test_two_shared_definitions_whose_generated_types_would_share_a_name_clash(tmp_path: Path) -> None:
+    files = {"echo.yaml": _echo(), "_defs/words.yaml": "$defs:\n  Word: {type: string}\n  word: {type: string}\n"}
+    root = _project(tmp_path, files)
+
+    found = [str(p) for p in load_project(root).problems if p.rule.id == "TP216"]
+
+    assert found == [
+        "contracts/_defs/words.yaml:3:3: error [TP216] definition 'word' and 'Word' of contracts/_defs/words.yaml"
+        " would both be the generated type Word (each becomes one generated type): rename one"
+    ]

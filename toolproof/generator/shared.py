@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
 
+from toolproof.generator.naming import class_name
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.refs import walk
 from toolproof.generator.source import Interned, JsonPath, Source, load_source
@@ -131,16 +132,22 @@ def load_shared(
         if extra:
             shared.broken.add(key)
         shared.files[key] = _File(key, source, copy.deepcopy(data["$defs"]))
-    names: dict[str, str] = {}
+    types: dict[str, tuple[str, str]] = {}  # generated type name -> (file key, definition name)
     for key, file in shared.files.items():  # one name, one definition: a generated type each (defs.py)
         for name in file.defs:
-            if name in names:
-                message = f"definition '{name}' is also defined in {shared.files[names[name]].source.path}; one name"
-                message += " names one shared definition (each becomes one generated type): rename one"
-                shared.problems.append(file.source.problem(("$defs", name), "definition-clash", message, key=True))
-                shared.broken.add(key)
+            other = types.get(class_name(name))
+            if other is None:
+                types[class_name(name)] = (key, name)
+                continue
+            where = shared.files[other[0]].source.path
+            if other[1] == name:
+                message = f"definition '{name}' is also defined in {where}; one name names one shared definition"
             else:
-                names[name] = key
+                message = f"definition '{name}' and '{other[1]}' of {where} would both be the generated type"
+                message += f" {class_name(name)}"
+            message += " (each becomes one generated type): rename one"
+            shared.problems.append(file.source.problem(("$defs", name), "definition-clash", message, key=True))
+            shared.broken.add(key)
     for key, file in shared.files.items():
         if key in shared.broken:
             continue
