@@ -234,6 +234,7 @@ def _bundle_at(
         if taken == (key, name):
             return True
         if taken is None and name in own_names and _body(shared, contract_defs, key, name) == mine_defs.get(name):
+            shared.used.add((key, name))
             return True  # the schema holds the same definition already
         if taken is not None or name in own_names:
             was = "the schema's own $defs" if taken is None else _origin_name(shared, taken[0])
