@@ -5,10 +5,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +25,7 @@ from toolproof.runtime.serve.mcp import (
     McpServer,
     serve_stdio,
 )
+from toolproof.runtime.serve.stdio import _FdReader
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -157,3 +162,66 @@ def test_text_that_is_not_json_is_still_a_parse_error_and_the_loop_serves_on() -
 
     assert [answer["error"]["code"] for answer in answers[:3]] == [-32700, -32700, -32700]
     assert answers[3] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_the_fd_reader_gives_lines_across_reads_bounded_and_the_rest_at_the_end() -> None:
+    read, write = os.pipe()
+    with os.fdopen(write, "wb", buffering=0) as writer:
+        writer.write(b"one\ntw")
+        writer.write(b"o\n" + b"x" * 10 + b"\nlast")
+    reader = _FdReader(read)
+    try:
+        assert [reader.readline(64), reader.readline(64)] == [b"one\n", b"two\n"]
+        assert [reader.readline(4), reader.readline(64)] == [b"xxxx", b"xxxxxx\n"]  # at most ``size`` bytes
+        assert [reader.readline(64), reader.readline(64)] == [b"last", b""]  # no LF at the end of input
+    finally:
+        os.close(read)
+
+
+def test_a_call_is_answered_by_the_thread_that_read_it_and_the_next_reads_on_another(
+    stepping: tuple[_Stepper, Any, io.BytesIO, threading.Thread],
+) -> None:
+    handler, writer, out, thread = stepping
+    threads: list[str] = []
+    original = _Stepper.__call__
+
+    def noting(self: _Stepper, args: Any, ctx: ToolContext) -> dict[str, Any]:
+        threads.append(threading.current_thread().name)
+        return original(self, args, ctx)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_Stepper, "__call__", noting)
+        writer.write(_line(_request(0, "initialize", HANDSHAKE)))
+        writer.write(_line(_request(1, "tools/call", {"name": "file-read", "arguments": {"path": "x"}})))
+        assert handler.started.wait(HANG)
+        writer.write(_line(_request(2, "ping")))  # read by the thread the reading was handed to
+        assert _written(out, 2)[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        handler.release.set()
+        writer.close()
+        thread.join(HANG)
+
+    assert [m["id"] for m in _written(out, 3)] == [0, 2, 1]
+    assert threads == ["mcp-stdio"] and not thread.is_alive()
+
+
+def test_a_ctrl_c_over_real_stdio_ends_the_server_without_an_abort(tmp_path: Path) -> None:
+    """A reader blocked in ``sys.stdin.buffer`` would hold its lock as the interpreter exits: CPython aborts."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolproof", "serve", "mcp", "--workspace", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(_line(_request(0, "initialize", HANDSHAKE)))
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 0  # serving: the reader waits for the next line
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=HANG)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+    assert process.returncode == 1, err  # click's "Aborted!", not SIGABRT's 134
+    assert b"Fatal Python error" not in err

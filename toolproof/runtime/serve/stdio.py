@@ -15,12 +15,13 @@ nothing more is sent for it.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, Protocol
 
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.serve.jsonrpc import (
@@ -52,21 +53,30 @@ def serve_stdio(
 ) -> None:
     """Serve one connection on stdin/stdout until stdin ends (then let the calls in flight answer).
 
-    Tool calls run on ``workers`` threads, so a long read never delays a
-    ``ping`` or a short call; every other method is answered at once, in order,
-    on the reading thread (they are cheap, and ``initialize`` must precede what
-    follows it). At most ``4 * workers`` calls wait for a thread, each as the
-    line it came in (parsed again when it runs: a parsed message can take 30
-    times the memory of its text); past that the loop stops reading until one
-    finishes, so memory stays bounded.
+    Tool calls run on up to ``workers`` threads at once, so a long read never
+    delays a ``ping`` or a short call; every other method is answered at once,
+    in order, by the thread reading (they are cheap, and ``initialize`` must
+    precede what follows it). The thread that reads a call runs it itself,
+    having first handed the reading on to an idle thread (leader and
+    followers): a call crosses no thread between its line and its answer.
+    When ``workers`` calls run, a call waits as the line it came in (parsed
+    again when it runs: a parsed message can take 30 times the memory of its
+    text); at most ``4 * workers`` calls run or wait, and past that the
+    reading stops until one finishes, so memory stays bounded.
     ``notifications/cancelled`` naming a call in flight suppresses its answer
     and every progress or log message it would still send (the server MUST NOT
     send any further messages for it), and a call not yet started is not run
     at all (a running handler is not interrupted: handlers are bounded, and
     Python threads cannot be stopped). Nor does a handler that ran past its
     timeout send anything once its call has been answered.
+
+    The calling thread only waits: a Ctrl-C there stops the reading, and the
+    calls read before it (waiting ones too) answer first. The process's own
+    stdin is read from its file descriptor, so a reader left blocked at exit
+    holds no lock the interpreter needs.
     """
-    _Connection(server, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer, workers).serve()
+    reader = stdin if stdin is not None else _FdReader(sys.stdin.buffer.fileno())
+    _Connection(server, reader, stdout or sys.stdout.buffer, workers).serve()
 
 
 class _Flight:
@@ -82,13 +92,36 @@ class _Flight:
 _FLIGHT: ContextVar[_Flight | None] = ContextVar("toolproof_mcp_flight", default=None)
 """The stdio call whose handler is running here: its notifications stop when it is cancelled or ends."""
 
+_Job = Callable[[], None]
+
 
 class _Connection:
-    """One stdio connection: the reading loop, the calls in flight, and the one writer they share."""
+    """One stdio connection: its threads, the calls in flight and waiting, and the one writer they share.
 
-    __slots__ = ("closed", "flights", "lock", "reader", "server", "slots", "workers", "writer")
+    One thread at a time holds the reading; the others run a call each, or are
+    parked until the reading is handed to them.
+    """
 
-    def __init__(self, server: McpServer, reader: BinaryIO, writer: BinaryIO, workers: int) -> None:
+    __slots__ = (
+        "closed",
+        "dismissed",
+        "ended",
+        "failure",
+        "flights",
+        "lock",
+        "parked",
+        "reader",
+        "running",
+        "server",
+        "slots",
+        "state",
+        "stopping",
+        "waiting",
+        "workers",
+        "writer",
+    )
+
+    def __init__(self, server: McpServer, reader: _LineReader, writer: BinaryIO, workers: int) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
@@ -98,42 +131,131 @@ class _Connection:
         self.closed = threading.Event()
         """Set once the client has gone (a write failed): nothing more is written or read."""
         self.slots = threading.BoundedSemaphore(4 * workers)
-        """Calls waiting for a thread or running: the reading stops while none is left."""
+        """Calls waiting or running: the reading stops while none is left."""
         self.flights: dict[Any, _Flight] = {}
         """The tool calls in flight, by ``_key`` of their id."""
+        self.state = threading.Condition(threading.Lock())
+        """Guards what follows, and tells the serving thread when a call ends or the reading does."""
+        self.running = 0
+        """Threads running calls (at most ``workers``)."""
+        self.waiting: deque[_Job] = deque()
+        """Calls read while ``workers`` ran: the next thread to finish one runs them, first come first."""
+        self.parked: list[threading.Lock] = []
+        """Idle threads, each blocked on its own held lock until the reading is handed to it."""
+        self.ended = False
+        """The reading has ended (end of input, the client gone, or a Ctrl-C)."""
+        self.stopping = False
+        """A Ctrl-C reached the serving thread: a line read from now on is not answered."""
+        self.dismissed = False
+        self.failure: BaseException | None = None
+        """What ended the reading other than the end of input, raised again by ``serve``."""
 
     def serve(self) -> None:
-        """Read and answer lines until stdin ends or the client has gone; then let the calls in flight answer."""
+        """Answer lines until stdin ends or the client has gone; then let the calls in flight answer."""
         self.server.notify = self._note
-        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mcp-call") as pool:
-            while not self.closed.is_set():
-                line = _read_message(self.reader)
-                if line is None:
-                    break
-                self._take(line, pool)
+        self._hand_on()
+        try:
+            with self.state:
+                while not self.ended or self.running:
+                    self.state.wait()
+        except BaseException:  # a Ctrl-C: read no more; what was read is answered first
+            with self.state:
+                self.stopping = True
+                while self.running:
+                    self.state.wait()
+            raise
+        finally:
+            with self.state:
+                self.dismissed = True
+                for gate in self.parked:
+                    gate.release()
+                self.parked.clear()
+        if self.failure is not None:
+            raise self.failure
 
-    def _take(self, line: bytes, pool: ThreadPoolExecutor) -> None:
-        """Answer one line: at once on this thread, or as a call on ``pool`` (a batch with calls as one)."""
+    def _hand_on(self) -> None:
+        """Give the reading to a parked thread, or to a new one; the caller holds ``state`` or is ``serve``."""
+        if self.parked:
+            self.parked.pop().release()
+        else:
+            threading.Thread(target=self._work, name="mcp-stdio", daemon=True).start()
+
+    def _work(self) -> None:
+        """A thread of the connection: read until a call comes, run it (and any waiting), park; again."""
+        while True:
+            try:
+                job = self._read()
+            except BaseException as exc:  # the reading failed: ``serve`` raises it once the calls have answered
+                with self.state:
+                    self.failure, self.ended = exc, True
+                    self.state.notify_all()
+                return
+            if job is None or not self._run(job):
+                return
+
+    def _read(self) -> _Job | None:
+        """Read and answer lines until one is a call this thread is to run; None when the reading has ended."""
+        while not self.closed.is_set():
+            line = _read_message(self.reader)
+            if line is None or self.stopping:
+                break
+            job = self._take(line)
+            if job is None:
+                continue
+            with self.state:
+                if self.running < self.workers:
+                    self.running += 1
+                    self._hand_on()
+                    return job
+                self.waiting.append(job)
+        with self.state:
+            self.ended = True
+            self.state.notify_all()
+        return None
+
+    def _run(self, job: _Job) -> bool:
+        """Run ``job``, then every call waiting; park until handed the reading: False when the connection is done."""
+        while True:
+            try:
+                job()
+            except BaseException:  # a handler's SystemExit, say: this thread serves on
+                log_failure(_log, "a tool call ended in an exception outside the protocol core")
+            with self.state:
+                if self.waiting:
+                    job = self.waiting.popleft()
+                    continue
+                self.running -= 1
+                if self.ended or self.stopping or self.dismissed:  # ``serve`` waits for the last call then
+                    self.state.notify_all()
+                    return False
+                gate = threading.Lock()
+                gate.acquire()
+                self.parked.append(gate)
+            break
+        gate.acquire()  # released by ``_hand_on``, or when ``serve`` dismisses the parked threads
+        return not self.dismissed
+
+    def _take(self, line: bytes) -> _Job | None:
+        """Answer one line here, or return the call (a batch with calls as one) a thread is to run."""
         if not line.strip():
             if line == b"":
                 self._send(error_response(None, PARSE_ERROR, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
-            return
+            return None
         try:
             message = decode_message(line)
         except ValueError:
             self._send(error_response(None, PARSE_ERROR, "Parse error: the line is not JSON"))
-            return
+            return None
         if isinstance(message, Mapping) and message.get("method") == "notifications/cancelled":
             self._cancel(message.get("params"))
-            return
+            return None
         if isinstance(message, list) and self.server.protocol_version in BATCH_VERSIONS:
             if not any(is_call(m) for m in message):
                 self._send(self.server.answer_batch(message))  # cheap methods, answered in order here
-                return
+                return None
             del message  # as a call: it waits as its line
             self.slots.acquire()
-            pool.submit(self._call_batch, line)  # its calls run one after another on one thread, not cancellable
-            return
+            return lambda: self._call_batch(line)  # its calls run one after another on one thread, not cancellable
         if is_call(message):
             key = _key(message.get("id"))
             # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
@@ -143,9 +265,9 @@ class _Connection:
             with self.lock:
                 if key is not None:
                     self.flights[key] = flight
-            pool.submit(self._call, line, key, flight)
-            return
+            return lambda: self._call(line, key, flight)
         self._send(self._answer(message))
+        return None
 
     def _cancel(self, params: Any) -> None:
         """Mark the call ``notifications/cancelled`` names (if it is in flight) cancelled."""
@@ -212,7 +334,51 @@ class _Connection:
             self.slots.release()
 
 
-def _read_message(stream: BinaryIO) -> bytes | None:
+class _LineReader(Protocol):
+    """What the loop reads lines from: a binary stream's ``readline``."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+class _FdReader:
+    """``readline`` over a file descriptor, buffered here: a thread blocked in it holds no lock of the interpreter's.
+
+    A thread blocked in ``sys.stdin.buffer.readline`` holds that stream's lock,
+    and an interpreter that exits meanwhile (a Ctrl-C) aborts on it.
+    """
+
+    __slots__ = ("buffer", "fd")
+
+    _READ: Final = 64 * 1024
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def readline(self, size: int = -1, /) -> bytes:
+        """The next line with its LF, or its first ``size`` bytes; what is left at end of input; b"" after it."""
+        buffer = self.buffer
+        scanned = 0
+        while True:
+            end = buffer.find(b"\n", scanned, size if size >= 0 else None)
+            if end >= 0:
+                line = bytes(buffer[: end + 1])
+                del buffer[: end + 1]  # from the front of a bytearray: no copy of the rest
+                return line
+            if 0 <= size <= len(buffer):
+                line = bytes(buffer[:size])
+                del buffer[:size]
+                return line
+            scanned = len(buffer)
+            chunk = os.read(self.fd, self._READ)
+            if not chunk:
+                line = bytes(buffer)
+                buffer.clear()
+                return line
+            buffer += chunk
+
+
+def _read_message(stream: _LineReader) -> bytes | None:
     """The next line, or b"" for one that was too long (and was skipped); None at end of input."""
     line = stream.readline(MAX_MESSAGE_BYTES + 1)
     if not line:
