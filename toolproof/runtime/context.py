@@ -47,6 +47,7 @@ __all__ = [
     "ToolContext",
     "attaching",
     "calling_as",
+    "current_caller",
     "reporting",
     "resource_name",
 ]
@@ -82,6 +83,11 @@ def calling_as(caller: Caller | None) -> Iterator[None]:
         yield
     finally:
         _caller.reset(token)
+
+
+def current_caller() -> Caller | None:
+    """The caller of the call running now (``calling_as``), or None: what ``ToolContext.caller`` reads."""
+    return _caller.get()
 
 
 @contextmanager

@@ -47,7 +47,7 @@ from toolproof.runtime.errors import (
     shown,
 )
 from toolproof.runtime.json_writer import json_bytes, json_size
-from toolproof.runtime.logs import log_failure
+from toolproof.runtime.logs import CallerLog, log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
 from toolproof.runtime.printable import encodable, encodable_json, printable, printable_block
 from toolproof.runtime.registry import BoundTool, bind
@@ -57,7 +57,7 @@ from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
 
-_log = logging.getLogger("toolproof.dispatch")
+_log = CallerLog(logging.getLogger("toolproof.dispatch"))
 
 MAX_RESULT_BYTES = 80 << 20
 """Results larger than this (rendered text plus output as JSON) become ``response_too_large`` (80 MiB).

@@ -63,7 +63,7 @@ from toolproof.runtime.context import reporting
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import DEFAULT_ERROR_TEXT, RESPONSE_TOO_LARGE, STANDARD_ERRORS, RegistryError
 from toolproof.runtime.json_reader import Unreadable
-from toolproof.runtime.logs import log_failure
+from toolproof.runtime.logs import CallerLog, log_failure
 from toolproof.runtime.printable import printable
 from toolproof.runtime.serve.jsonrpc import (
     INTERNAL_ERROR,
@@ -116,7 +116,7 @@ __all__ = [
     "serve_stdio",
 ]
 
-_log = logging.getLogger("toolproof.mcp")
+_log = CallerLog(logging.getLogger("toolproof.mcp"))
 
 LIST_TTL_MS: Final = 60_000
 ERROR_META_KEY: Final = "dev.toolproof/error"
