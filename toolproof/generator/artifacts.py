@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolproof.generator.model import Contract
+from toolproof.generator.published import CONTRACT_FORMAT_ID, FORMAT_VERSION
 from toolproof.generator.transforms import lifted_defs
 from toolproof.runtime.errors import STANDARD_ERRORS
 
@@ -79,11 +80,20 @@ def json_schemas(c: Contract, input_schema: Mapping[str, Any]) -> dict[str, Any]
 
 
 def vectors(c: Contract) -> dict[str, Any]:
-    """The contract's examples, fixtures included, with the rules to replay them anywhere."""
+    """The contract's examples, fixtures included, with the rules to replay them anywhere.
+
+    ``contract`` names the published contract document (``published.published_contract``) the
+    examples come from: its format and version, and the command that prints it.
+    """
     return {
         "format": VECTORS_FORMAT,
         "tool": c.name,
         "version": c.version,
+        "contract": {
+            "$schema": CONTRACT_FORMAT_ID,
+            "format_version": FORMAT_VERSION,
+            "export": f"toolproof export --format contract --tool {c.name}",
+        },
         "conventions": dict(CONVENTIONS),
         "skill_gate": dict(c.skill_gate) if c.skill_gate else None,
         "examples": list(c.examples),

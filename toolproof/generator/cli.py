@@ -27,7 +27,7 @@ __all__ = ["breaking", "export", "gen", "init", "lint", "new"]
 
 _FORMATS = (
     *("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi"),
-    *("jsonschema", "typescript", "vectors", "docs"),
+    *("jsonschema", "typescript", "vectors", "contract", "docs"),
 )
 """Every export format; the first six are provider tool definitions (generator.exports.DEFINITION_FORMATS)."""
 

@@ -10,6 +10,7 @@ from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract, HostEnums
+from toolproof.generator.published import published_contract
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import shared_declarations, typescript_declarations
 
@@ -36,6 +37,9 @@ def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, lis
         return dump_json(exported.data), exported.losses
     if fmt == "jsonschema":
         data = [json_schemas(c, c.exported_input(enums)) for c in contracts]
+        return dump_json(data[0] if len(data) == 1 else data), []
+    if fmt == "contract":
+        data = [published_contract(c, enums) for c in contracts]
         return dump_json(data[0] if len(data) == 1 else data), []
     if fmt == "vectors":
         data = [vectors(c) for c in contracts]

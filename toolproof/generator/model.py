@@ -51,6 +51,8 @@ class ErrorModel:
     hint: str | None
     params: tuple[Param, ...]
     status: int
+    param_schemas: Mapping[str, Any] = field(default_factory=dict)
+    """The schemas the entry's ``params`` declares, by name (a param it leaves out is typed by its input field)."""
 
 
 DEFAULT_ENUM_NOTE: Final = (
@@ -246,7 +248,8 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         args = _params(names, functions[code])
         params = tuple(Param(n, _param_annotation(n, entry, data["input"], types, taken), args[n]) for n in names)
         status = entry.get("status", http_status(code))
-        errors.append(ErrorModel(code, functions[code], entry["message"], entry.get("hint"), params, status))
+        declared = entry.get("params", {})
+        errors.append(ErrorModel(code, functions[code], entry["message"], entry.get("hint"), params, status, declared))
     return Contract(
         name=data["name"],
         module=module,
