@@ -134,3 +134,22 @@ def test_a_project_host_compares_its_contracts_with_gen_without_loading_openssl(
 
     assert "toolproof.runtime.serve.freshness" in modules  # the contracts were compared with the recorded digests
     assert "hashlib" not in modules  # ... by CPython's own sha256: hashlib would load OpenSSL, ~3 ms
+
+
+def test_serving_without_otel_never_imports_opentelemetry_nor_the_telemetry_module(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _HELLO}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "file-read", "arguments": {"path": "a.txt"}},
+    }
+    stdin = "\n".join(json.dumps(m) for m in (hello, call)) + "\n"
+
+    served = _imported(["serve", "mcp", "--workspace", "."], tmp_path, stdin)
+    called = _imported(["call", "file-read", "--args", '{"path": "a.txt"}', "--workspace", "."], tmp_path)
+
+    assert "toolproof.builtin.files.reading" in served & called  # the call ran
+    assert not {m for m in served | called if m.startswith("opentelemetry")}
+    assert "toolproof.runtime.serve.telemetry" not in served | called

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolproof.runtime.arguments import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, BadArguments, parse_arguments
 from toolproof.runtime.coercion import coerce_integers
@@ -54,6 +54,9 @@ from toolproof.runtime.registry import BoundTool, bind
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
+
+if TYPE_CHECKING:
+    from toolproof.runtime.serve.telemetry import Telemetry
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
 
@@ -198,6 +201,8 @@ class Runtime:
         self._tools: dict[str, BoundTool] = {tool.spec.name: tool for tool in served}
         self._contexts = {name: self.context(name) for name in self._tools}
         """The context of each tool for calls without a session: immutable, so made once, not per call."""
+        self.telemetry: Telemetry | None = None
+        """Traces and counts every call when the host turned OpenTelemetry on (``serve --otel``); None: off."""
 
     def _fill_enums(self, tool: BoundTool) -> BoundTool:
         """Give each dynamic-enum field the values its source has now (e.g. the discovered skills)."""
@@ -253,6 +258,12 @@ class Runtime:
             arguments: a JSON object as text (as LLM APIs send it) or already parsed.
             session: the caller's session, for tools that keep per-session state.
         """
+        if self.telemetry is not None:
+            return self.telemetry.call(lambda: self._call(name, arguments, session), name)
+        return self._call(name, arguments, session)
+
+    def _call(self, name: str, arguments: str | bytes | Mapping[str, Any] | None, session: str | None) -> ToolResult:
+        """``call``, untraced."""
         tool = self._tools.get(name)
         if tool is None:
             unknown = STANDARD_ERRORS[UNKNOWN_TOOL]

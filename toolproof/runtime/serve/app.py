@@ -52,6 +52,7 @@ import logging
 import os
 import time
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -77,6 +78,7 @@ from toolproof.runtime.serve.streamable import ENDPOINT, StreamableMcp
 
 if TYPE_CHECKING:
     from toolproof.runtime.serve.oauth import ResourceServer
+    from toolproof.runtime.serve.telemetry import Telemetry
 
 __all__ = ["HEALTH", "TOKENS_ENV", "Security", "ToolproofApp", "load_tokens"]
 
@@ -253,14 +255,19 @@ class ToolproofApp:
         rest: the REST application (``/tools/{name}``, ``/openapi.json``).
         mcp: the Streamable HTTP endpoint.
         security: the gates (default: loopback hosts and origins, no token).
+        telemetry: the host's OpenTelemetry, when on (``Runtime.telemetry``): each request's ``traceparent``
+            header then names the trace its spans join.
     """
 
-    def __init__(self, rest: HttpApp, mcp: StreamableMcp, security: Security | None = None) -> None:
+    def __init__(
+        self, rest: HttpApp, mcp: StreamableMcp, security: Security | None = None, telemetry: Telemetry | None = None
+    ) -> None:
         self.rest = rest
         self.mcp = mcp
         self.security = security if security is not None else Security()
         self.limits: HttpLimits = rest.limits
         self._refusals = _RefusalLog()
+        self.telemetry = telemetry
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -293,7 +300,8 @@ class ToolproofApp:
             status, payload, extra = refusal
             await _answer(send, status, payload, extra)
             return
-        with calling_as(caller):
+        traced = nullcontext() if self.telemetry is None else self.telemetry.attached(_trace_carrier(scope))
+        with calling_as(caller), traced:
             if path == ENDPOINT:
                 await self.mcp(scope, receive, send)
             else:
@@ -343,6 +351,11 @@ class ToolproofApp:
         code = "forbidden" if checked.status == 403 else "unauthorized"
         payload = {"code": code, "message": checked.description}
         return (checked.status, payload, [(b"www-authenticate", checked.challenge(oauth.settings))]), None
+
+
+def _trace_carrier(scope: Scope) -> dict[str, str | None]:
+    """The W3C Trace Context headers of a request (a ``_meta`` that names its own trace context wins over them)."""
+    return {"traceparent": header(scope, "traceparent"), "tracestate": header(scope, "tracestate")}
 
 
 def _cors(send: Send, origin: str) -> Send:

@@ -227,7 +227,30 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
     # One budget for the whole app: call slots, response bytes and request body bytes.
     mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
-    return ToolproofApp(rest, mcp, security)
+    _trace_or_exit(runtime, options)
+    return ToolproofApp(rest, mcp, security, runtime.telemetry)
+
+
+_otel_option = click.option(
+    "--otel",
+    is_flag=True,
+    envvar="TOOLPROOF_OTEL",
+    help="Trace every MCP request and tool call with OpenTelemetry, and count their durations and errors; "
+    "exported by OTLP/HTTP as the OTEL_* variables say (or $TOOLPROOF_OTEL=1). Needs toolproof[otel].",
+)
+
+
+def _trace_or_exit(runtime: Runtime, options: dict[str, Any]) -> None:
+    """Turn OpenTelemetry on for ``runtime`` when ``--otel`` asks; a usage error naming the extra when it is missing."""
+    if not options.get("otel"):
+        return
+    from toolproof.runtime.serve.telemetry import Telemetry, require_otel
+
+    try:
+        require_otel()
+    except ImportError as exc:
+        raise click.UsageError(str(exc)) from None
+    runtime.telemetry = Telemetry()
 
 
 def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServer | None:
@@ -329,6 +352,7 @@ def serve_worker() -> None:
     help="stdio: one connection on stdin/stdout; http: Streamable HTTP at /mcp (with the REST routes).",
 )
 @_http_options
+@_otel_option
 @project_option
 def serve_mcp(
     workspace: tuple[str, ...],
@@ -357,6 +381,7 @@ def serve_mcp(
         served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
         _serve_http(config, runtime, served, options)
         return
+    _trace_or_exit(runtime, options)
     server = _server_or_exit(lambda: McpServer(runtime, package=config.package))
     ready()  # a Ctrl-C now ends the read loop; the calls in flight finish first
     serve_stdio(server)
@@ -365,6 +390,7 @@ def serve_mcp(
 @serve.command("http")
 @host_options
 @_http_options
+@_otel_option
 @project_option
 def serve_http(
     workspace: tuple[str, ...],

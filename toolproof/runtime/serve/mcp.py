@@ -280,7 +280,18 @@ class McpServer:
             )
         try:
             request = _Request(request_id, params, notify or self.notify, session or self.session, modern)
-            answer = handler(self, request)
+            telemetry = self.runtime.telemetry
+            if telemetry is None:
+                answer = handler(self, request)
+            else:
+                answer = telemetry.request(
+                    lambda: handler(self, request),
+                    method,
+                    request_id,
+                    params,
+                    transport="pipe" if self.handshake else "tcp",  # a stdio connection, or HTTP's stateless core
+                    version=None if modern else self.protocol_version,
+                )
         except Exception:  # a bug of ours: answer, log, keep serving
             log_failure(_log, "MCP %s failed", printable(str(method)))
             return error_response(request_id, INTERNAL_ERROR, "Internal error")
