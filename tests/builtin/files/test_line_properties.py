@@ -70,6 +70,7 @@ def tiny_chunks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest)
 @example(data=b"", start=1, limit=3, utf8_only=True)
 @example(data=b"one\rtwo\rthree\nfour\nfive\n", start=1, limit=8, utf8_only=True)  # CR in the head, LF after
 @example(data=b"one\ntwo\rthree\r\nfour", start=2, limit=2, utf8_only=False)
+@example(data=codecs.BOM_UTF8 + "é😀😀😀😀😀".encode(), start=1, limit=1, utf8_only=True)  # 6 characters, BOM aside
 def test_every_window_is_numbered_as_splitlines_numbers_the_whole_file(
     tiny_chunks: None, tmp_path: Path, data: bytes, start: int, limit: int, utf8_only: bool
 ) -> None:

@@ -388,7 +388,8 @@ def _utf8_window(
         size=st.st_size,
         start=start,
         limit=limit,
-        max_line_bytes=per_line,
+        # The BOM is no part of the first line's text: its bytes do not count against the line's length.
+        max_line_bytes=per_line + (len(codecs.BOM_UTF8) if bom and start == 1 else 0),
         count_total=True,
         identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
         progress=progress,
