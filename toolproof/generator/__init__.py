@@ -14,8 +14,20 @@ if TYPE_CHECKING:
     from toolproof.generator.model import Contract
     from toolproof.generator.problems import Level, Problem
     from toolproof.generator.project import Project, load_project
+    from toolproof.generator.published import contract_format_schema, error_meta_schema, published_contract
 
-__all__ = ["Contract", "Drift", "Level", "Problem", "Project", "__version__", "load_project"]
+__all__ = [
+    "Contract",
+    "Drift",
+    "Level",
+    "Problem",
+    "Project",
+    "__version__",
+    "contract_format_schema",
+    "error_meta_schema",
+    "load_project",
+    "published_contract",
+]
 
 from toolproof import __version__
 
@@ -26,6 +38,9 @@ _HOMES = {
     "Problem": "toolproof.generator.problems",
     "Project": "toolproof.generator.project",
     "load_project": "toolproof.generator.project",
+    "published_contract": "toolproof.generator.published",
+    "contract_format_schema": "toolproof.generator.published",
+    "error_meta_schema": "toolproof.generator.published",
 }
 
 
