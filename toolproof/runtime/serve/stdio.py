@@ -46,6 +46,8 @@ _log = logging.getLogger("toolproof.mcp")
 
 STDIO_WORKERS: Final = 8
 """Tool calls a stdio connection runs at once."""
+_KEEP_PARSED: Final = 4096
+"""A call's line of at most this many bytes waits parsed, not parsed again when it runs."""
 
 
 def serve_stdio(
@@ -61,8 +63,9 @@ def serve_stdio(
     followers): a call crosses no thread between its line and its answer.
     When ``workers`` calls run, a call waits as the line it came in (parsed
     again when it runs: a parsed message can take 30 times the memory of its
-    text); at most ``4 * workers`` calls run or wait, and past that the
-    reading stops until one finishes, so memory stays bounded.
+    text), or parsed when its line has at most ``_KEEP_PARSED`` bytes; at most
+    ``4 * workers`` calls run or wait, and past that the reading stops until
+    one finishes, so memory stays bounded.
     ``notifications/cancelled`` naming a call in flight suppresses its answer
     and every progress or log message it would still send (the server MUST NOT
     send any further messages for it), and a call not yet started is not run
@@ -258,14 +261,16 @@ class _Connection:
             return lambda: self._call_batch(line)  # its calls run one after another on one thread, not cancellable
         if is_call(message):
             key = _key(message.get("id"))
-            # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line.
+            # Parsed JSON can take 30 times the memory of its text: a waiting call keeps only its line, unless
+            # the line is small (then ``4 * workers`` of them parsed hold at most ~4 MiB).
+            parsed = message if len(line) <= _KEEP_PARSED else None
             del message
             self.slots.acquire()
             flight = _Flight()
             with self.lock:
                 if key is not None:
                     self.flights[key] = flight
-            return lambda: self._call(line, key, flight)
+            return lambda: self._call(line, parsed, key, flight)
         self._send(self._answer(message))
         return None
 
@@ -310,11 +315,14 @@ class _Connection:
             request_id = message.get("id") if isinstance(message, Mapping) else None
             return error_response(request_id, INTERNAL_ERROR, "Internal error")
 
-    def _call(self, line: bytes, key: Any, flight: _Flight) -> None:
+    def _call(self, line: bytes, parsed: Any, key: Any, flight: _Flight) -> None:
         """Run a tool call on a worker thread, and send its answer unless it was cancelled."""
         token = _FLIGHT.set(flight)  # a worker thread keeps its context from one call to the next: reset below
         try:
-            response = None if flight.cancelled else self._answer(decode_message(line))  # it parsed on reading
+            if flight.cancelled:
+                response = None
+            else:  # a small line was kept parsed; a larger one parsed on reading, so it parses
+                response = self._answer(decode_message(line) if parsed is None else parsed)
             with self.lock:
                 flight.ended = True
                 skip = flight.cancelled
