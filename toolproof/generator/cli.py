@@ -415,7 +415,14 @@ def _generate(config: ProjectConfig) -> None:
 
 @click.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
-def init(folder: Path) -> None:
+@click.option(
+    "--lang",
+    type=click.Choice(["python", "typescript"]),
+    default="python",
+    show_default=True,
+    help="The handlers' language: typescript writes an npm project on the official MCP TypeScript SDK.",
+)
+def init(folder: Path, lang: str) -> None:
     """Create a project in FOLDER (default: here) with one working tool, then generate it.
 
     Then: `make test` (or `toolproof gen --check && toolproof lint && pytest`),
@@ -425,13 +432,16 @@ def init(folder: Path) -> None:
     from toolproof.runtime.project import load_config
 
     try:
-        written = init_project(folder)
+        written = init_project(folder, lang)
     except ScaffoldError as exc:
         raise click.UsageError(str(exc)) from None
     for path in written:
         click.echo(f"wrote {path}")
-    config = load_config(folder / "pyproject.toml")
+    config = load_config(folder / ("toolproof.toml" if lang == "typescript" else "pyproject.toml"))
     _generate(config)
+    if lang == "typescript":
+        click.echo(f"project ready in {config.root}: next, `npm install`, then `npm test` and `toolproof new TOOL`")
+        return
     click.echo(
         f"project ready in {config.root}: next, `pip install -e '.[test]'` (its tests need pytest and Hypothesis),"
         " then `toolproof new TOOL` or `make test`"
@@ -488,9 +498,13 @@ def new(tool: str, project: Path | None) -> None:
 
     config = _own_project(project, "new")
     _refuse_clash(config, tool)
+    from toolproof.generator.render import TS_HANDLERS
+
     handlers = config.source_roots[0] if config.source_roots else config.root
+    typescript = "typescript" in config.export.get("languages", [])
+    folder = config.root / TS_HANDLERS if typescript else handlers.joinpath(*config.handlers.split("."))
     try:
-        written = new_tool(tool, config.contracts, handlers.joinpath(*config.handlers.split(".")), config.package)
+        written = new_tool(tool, config.contracts, folder, config.package, typescript=typescript)
     except ScaffoldError as exc:
         raise click.UsageError(str(exc)) from None
     for path in written:

@@ -7,6 +7,7 @@ deterministically (``jsontext``). Writing them and finding drift are ``writer`` 
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
-from toolproof.generator.typescript import shared_declarations, typescript_declarations
+from toolproof.generator.typescript import shared_declarations, typescript_declarations, typescript_module
 
 __all__ = ["export_all", "losses_of", "render_all"]
 
@@ -148,6 +149,31 @@ def losses_of(exports: Mapping[str, Mapping[str, Exported]]) -> list[Loss]:
     return sorted({loss for per_set in exports.values() for exported in per_set.values() for loss in exported.losses})
 
 
+TS_HANDLERS = "src/handlers"
+"""Where a TypeScript project's handlers are, relative to the project: ``<module>.ts`` each, exporting ``handle``."""
+
+
+def _typescript_modules(
+    contracts: Sequence[Contract], layout: Layout, exports: Mapping[str, Mapping[str, Exported]]
+) -> dict[str, str]:
+    """``typescript/<module>.ts`` per tool and ``typescript/tools.ts``, which binds each to its handler."""
+    env = environment()
+    folder = f"{layout.folder}/typescript"
+    mcp = {t["name"]: t for t in exports["mcp"]["all"].data["tools"]}
+    files = {
+        f"{folder}/{c.module}.ts": env.get_template("tool.ts.jinja").render(
+            c=c, layout=layout, **typescript_module(c, mcp[c.name])
+        )
+        for c in contracts
+    }
+    handlers = posixpath.relpath(TS_HANDLERS, folder)
+    bound = [(c, f"{handlers}/{c.module}.js") for c in contracts]
+    files[f"{folder}/tools.ts"] = env.get_template("tools.ts.jinja").render(
+        contracts=contracts, layout=layout, bound=bound, handlers=TS_HANDLERS
+    )
+    return files
+
+
 def render_all(
     contracts: Sequence[Contract],
     enums: Mapping[str, list[str]] | None = None,
@@ -226,6 +252,8 @@ def render_all(
             raise ValueError(f"tool {c.name!r}: {taken[0]} is another tool's file")
         files |= {paths[kind]: text for kind, text in texts.items()}
         json_files |= {paths[kind]: value for kind, value in jsons.items()}
+    if "typescript" in layout.languages:
+        files |= _typescript_modules(own, layout, exports)
     json_files[f"{out}/openapi.json"] = (
         dump_json(openapi_document(contracts, enums, layout.api or ApiInfo(UNNAMED, __version__))),
         all_sources,

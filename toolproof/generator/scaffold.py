@@ -214,13 +214,158 @@ def _write_new(files: dict[Path, str]) -> list[Path]:
     return list(files)
 
 
-def init_project(folder: Path) -> list[Path]:
+_TS_SETTINGS: Final = """\
+# toolproof settings of a TypeScript project: `toolproof gen` writes generated/typescript/ (a module per tool and
+# tools.ts, which binds each to src/handlers/<module>.ts) and the vectors `npm test` replays with no Python.
+contracts = "contracts"
+generated = "generated"
+exports = ["mcp", "vectors"]
+
+[export]
+languages = ["typescript"]
+"""
+
+_TS_PACKAGE: Final = """\
+{{
+  "name": "{name}",
+  "version": "0.1.0",
+  "private": true,
+  "type": "module",
+  "scripts": {{
+    "gen": "toolproof gen",
+    "build": "tsc -p .",
+    "test": "tsc -p . && node --test dist/test/",
+    "start": "node dist/src/server.js"
+  }},
+  "dependencies": {{
+    "@modelcontextprotocol/sdk": "1.32.2",
+    "ajv": "8.20.0",
+    "toolproof-runtime": "0.1.0"
+  }},
+  "devDependencies": {{
+    "@types/node": "20.19.9",
+    "typescript": "5.9.3"
+  }}
+}}
+"""
+
+_TS_CONFIG: Final = """\
+{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "strict": true,
+    "exactOptionalPropertyTypes": true,
+    "rootDir": ".",
+    "outDir": "dist",
+    "skipLibCheck": true,
+    "types": ["node"]
+  },
+  "include": ["src", "test", "generated/typescript"]
+}
+"""
+
+_TS_HANDLER: Final = """\
+// word_count: count the words and characters of a text.
+import { WordCountErrors, type WordCountInput, type WordCountOutput } from "../../generated/typescript/word_count.js";
+
+/** Words are runs of non-space characters. */
+export function handle(args: WordCountInput): WordCountOutput {
+  const words = args.text.split(/\\s+/).filter((word) => word.length > 0).length;
+  if (args.max_words !== undefined && words > args.max_words) {
+    throw WordCountErrors.too_many_words({ words, max_words: args.max_words });
+  }
+  return { words, characters: [...args.text].length };
+}
+"""
+
+_TS_SERVER: Final = """\
+// The project's MCP server on the official TypeScript SDK: it lists each tool as its contract exports it and
+// answers each call as the contract says (toolproof-runtime). `toolproof conform --mcp "node dist/src/server.js"`.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toMcp, unknownTool } from "toolproof-runtime";
+import { tools } from "../generated/typescript/tools.js";
+
+const server = new Server({ name: "{name}", version: "0.1.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, () => ({
+  tools: tools.map((tool) => structuredClone(tool.contract.definition) as Tool),
+}));
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const tool = tools.find((candidate) => candidate.name === request.params.name);
+  if (tool === undefined) return unknownTool(request.params.name, tools);
+  return toMcp(await tool.call(request.params.arguments ?? {}));
+});
+await server.connect(new StdioServerTransport());
+"""
+
+_TS_TEST: Final = """\
+// Every contract example, replayed from the vectors `toolproof gen` wrote: no Python needed.
+import { readFileSync, readdirSync } from "node:fs";
+import { test } from "node:test";
+import { replay, unsupported, type Vectors } from "toolproof-runtime";
+import { tools } from "../generated/typescript/tools.js";
+
+const folder = new URL("../../generated/exports/vectors/", import.meta.url);
+for (const file of readdirSync(folder).filter((name) => name.endsWith(".json")).sort()) {
+  const vectors = JSON.parse(readFileSync(new URL(file, folder), "utf-8")) as Vectors;
+  const tool = tools.find((candidate) => candidate.name === vectors.tool);
+  for (const example of vectors.examples) {
+    const skip = tool === undefined ? "no handler is bound to it" : unsupported(example);
+    test(`${vectors.tool}: ${example.name}`, { skip: skip ?? false }, async () => {
+      if (tool !== undefined) await replay(tool, example);
+    });
+  }
+}
+"""
+
+_TS_GITIGNORE: Final = "node_modules/\ndist/\n__pycache__/\n"
+
+
+def _init_typescript(folder: Path) -> list[Path]:
+    name = _distribution(folder)
+    return _write_new(
+        {
+            folder / "toolproof.toml": _TS_SETTINGS,
+            folder / "package.json": _TS_PACKAGE.format(name=name),
+            folder / "tsconfig.json": _TS_CONFIG,
+            folder / ".gitignore": _TS_GITIGNORE,
+            folder / ".gitattributes": _GITATTRIBUTES,
+            folder / "contracts" / "word_count.yaml": _WORD_COUNT,
+            folder / "src" / "handlers" / "word_count.ts": _TS_HANDLER,
+            folder / "src" / "server.ts": _TS_SERVER.replace("{name}", name),
+            folder / "test" / "vectors.test.ts": _TS_TEST,
+        }
+    )
+
+
+def _ts_handler_skeleton(module: str) -> str:
+    prefix = class_name(module)
+    return f"""\
+// {module}: write what this handler does.
+import type {{ {prefix}Input, {prefix}Output }} from "../../generated/typescript/{module}.js";
+
+/** Implement the contract; throw its errors with `{prefix}Errors.<code>(...)` from the same module. */
+export function handle(args: {prefix}Input): {prefix}Output {{
+  throw new Error("{module} is not written yet");
+}}
+"""
+
+
+def init_project(folder: Path, lang: str = "python") -> list[Path]:
     """Write a new project into ``folder`` (created if needed); returns the files written.
+
+    ``lang`` ``"typescript"`` writes a TypeScript project: handlers in ``src/handlers``, an MCP server on the
+    official TypeScript SDK, and an ``npm test`` that replays the contract vectors.
 
     Raises:
         ScaffoldError: one of the files exists already (nothing is written then).
     """
     folder = folder.resolve()
+    if lang == "typescript":
+        return _init_typescript(folder)
     settings = folder / "pyproject.toml"
     if settings.is_file():  # a Python project already: say how to make it a toolproof one instead
         try:
@@ -321,7 +466,7 @@ def handle(args: contract.{prefix}Input, ctx: ToolContext) -> contract.{prefix}O
 '''
 
 
-def new_tool(name: str, contracts: Path, handlers: Path, package: str) -> list[Path]:
+def new_tool(name: str, contracts: Path, handlers: Path, package: str, *, typescript: bool = False) -> list[Path]:
     """Add ``contracts/<name>.yaml`` and a handler skeleton; returns the files written.
 
     Raises:
@@ -336,9 +481,8 @@ def new_tool(name: str, contracts: Path, handlers: Path, package: str) -> list[P
             f"{name!r} makes no title for {contracts.name}/{module}.yaml: a tool name needs a letter or a digit"
             " besides _ and -; nothing was written"
         )
-    return _write_new(
-        {
-            contracts / f"{module}.yaml": _contract_skeleton(name, title),
-            handlers / f"{module}.py": _handler_skeleton(module, package),
-        }
-    )
+    if typescript:  # the handlers of a TypeScript project: src/handlers/<module>.ts, bound by generated tools.ts
+        handler = {handlers / f"{module}.ts": _ts_handler_skeleton(module)}
+    else:
+        handler = {handlers / f"{module}.py": _handler_skeleton(module, package)}
+    return _write_new({contracts / f"{module}.yaml": _contract_skeleton(name, title), **handler})

@@ -14,7 +14,7 @@ from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
-__all__ = ["shared_declarations", "tsdoc", "tsstr", "typescript_declarations"]
+__all__ = ["shared_declarations", "tsdoc", "tsstr", "typescript_declarations", "typescript_module"]
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
 
@@ -213,3 +213,52 @@ def shared_declarations(contracts: Sequence[Contract]) -> str | None:
         doc = body.get("description", "") if isinstance(body, Mapping) else ""
         parts.append(f"{_doc(doc, '')}export type {shared[name]} = {types.of(body)};\n")
     return "".join([*types.blocks, *parts])
+
+
+_PARAM_TYPES: Final = {"str": "string", "int": "number", "float": "number", "bool": "boolean"}
+"""An error factory's parameter, from the Python annotation the model gives it; anything else is ``unknown``."""
+
+
+def _literal(value: object, indent: str = "") -> str:
+    """A JSON value as a TypeScript literal over several lines, continued at ``indent``."""
+    text = json.dumps(value, ensure_ascii=False, indent=2).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return text.replace("\n", "\n" + indent)
+
+
+def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``tool.ts.jinja`` fills: the module of one tool for TypeScript projects.
+
+    Its types (``typescript_declarations``, the name constant a real value), the MCP ``definition``
+    as the exports list it, the contract data ``toolproof-runtime``'s ``Contract`` runs, and a typed
+    factory per catalogue entry. Shared definitions are declared in the module itself.
+    """
+    declarations = typescript_declarations(c, c.input_schema, import_shared=False)
+    declared = f"export declare const {c.prefix}Name: {tsstr(c.name)};"
+    declarations = declarations.replace(declared, f"export const {c.prefix}Name = {tsstr(c.name)};")
+    shared = shared_declarations([c]) if c.shared else None
+    data = c.data()
+    errors = {
+        code: {k: v for k, v in entry.items() if k in ("message", "hint")} for code, entry in data["errors"].items()
+    }
+    factories = [
+        {
+            "key": _key(e.code),
+            "code": tsstr(e.code),
+            "params": "{ "
+            + " ".join(f"{_key(p.name)}: {_PARAM_TYPES.get(p.annotation, 'unknown')};" for p in e.params)
+            + " }"
+            if e.params
+            else "Record<string, never>",
+        }
+        for e in c.errors
+    ]
+    return {
+        "declarations": ((shared or "") + declarations).rstrip("\n"),
+        "definition": _literal(definition),
+        "catalogue_codes": " | ".join(tsstr(e.code) for e in c.errors) or "never",
+        "input": _literal(data["input"], "  "),
+        "output": _literal(data["output"], "  "),
+        "errors": _literal(errors, "  "),
+        "render": _literal(data["render"], "  "),
+        "factories": factories,
+    }
