@@ -2,7 +2,8 @@
 
 Run with ``make bench``. Every stdio server is driven by the same raw
 newline-JSON-RPC client: sequential ``tools/call`` round trips of
-read_file_in_skill (the echo server answers every request empty, the floor),
+read_file_in_skill (the echo server answers every request empty, the floor;
+``_bare_read_server`` does the same read with nothing else, the floor for the work),
 and process start to first result (spawn, initialize, first call). HTTP:
 requests per second for a small read with uvicorn on loopback, next to uvicorn
 serving a bare ASGI app that answers every request at once.
@@ -64,6 +65,7 @@ class _Pipe:
 def _servers(skills: Path) -> dict[str, list[str]]:
     return {
         "bare JSON-RPC echo over pipes": [sys.executable, str(HERE / "_echo_server.py")],
+        "bare JSON-RPC loop doing the same read": [sys.executable, str(HERE / "_bare_read_server.py"), str(skills)],
         "toolproof serve mcp": [sys.executable, "-m", "toolproof", "serve", "mcp", "--skills", str(skills)],
         "official SDK stdio server (mcp MCPServer)": [sys.executable, str(HERE / "_sdk_server.py"), str(skills)],
     }
@@ -187,6 +189,8 @@ def main() -> None:
         http_rps = _http(skills)
     floor = "bare JSON-RPC echo over pipes"
     _table("stdio: sequential tools/call round trip (median of 500)", trips, "us", floor, lambda v: f"{v:.1f}")
+    same = "bare JSON-RPC loop doing the same read"
+    _table("stdio: the same round trips against the loop doing the same read", trips, "us", same, lambda v: f"{v:.1f}")
     _table("stdio: process start to first result (median of 7)", starts, "ms", floor, lambda v: f"{v:.1f}")
     _table("HTTP on loopback, 4 keep-alive clients (median of 3 x 2 s)", http_rps, "req/s", "uvicorn + bare ASGI app",
            lambda v: f"{v:.0f}")  # fmt: skip
