@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml Makefile
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/server-filesystem@2026.8.31  # benchmarks/peers.py
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent @modelcontextprotocol/client@2.4.0 @modelcontextprotocol/sdk@1.32.2  # tests/runtime/serve/test_ts_sdk_client.py
 	# What a TypeScript project of `toolproof init --lang typescript` installs, put in an npm cache of its own: tests/typescript
-	# build typescript/runtime and npm-install such projects from it with --offline (no network at test time).
+	# npm-install such projects from it with --offline (no network at test time); gen writes their runtime.
 	npm install --prefix $(VENV)/npm-project --cache $(VENV)/npm-cache --no-audit --no-fund --silent @modelcontextprotocol/sdk@1.32.2 ajv@8.20.0 typescript@$(TYPESCRIPT) @types/node@20.19.9
 	# Node 22 (the suite needs fs.globSync) and the official MCP conformance suite, pinned: `latest` predates
 	# the 2026-07-28 revision. tests/runtime/serve/test_mcp_conformance.py runs it against `serve mcp --transport http`.

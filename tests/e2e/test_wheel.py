@@ -10,9 +10,10 @@ in temporary folders outside this repository, with no PYTHONPATH and none of
 the dev venv on PATH. Only the official MCP client runs here, in the test
 process, as a host would; the server it talks to is the fresh venv's.
 
-One fresh venv serves three projects: one made by ``init`` and ``new``; one
+One fresh venv serves four projects: one made by ``init`` and ``new``; one
 whose own packages are named ``runtime``, ``handlers`` and ``generated``; one
-that includes the built-in ``gateway`` tool set.
+that includes the built-in ``gateway`` tool set; one made by ``init --lang
+typescript``, npm-installed offline from the npm cache `make` fills.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from tests.ports import free_port
+from tests.typescript.conftest import NPM_CACHE, needs_node_tools
 
 pytestmark = pytest.mark.slow  # a fresh venv and the servers it starts
 
@@ -663,3 +665,23 @@ def test_a_project_tool_named_like_an_included_builtin_is_reported_naming_both_s
     assert f"contracts/read_file.yaml:1:7: error [TP103] {clash}\n" in lint.stderr
     for done in (toolsets, call, conform):
         assert done.stderr == f"{CLASH}\n", done.stderr
+
+
+# Scenario 4: a TypeScript project, with nothing of toolproof's but the wheel
+
+
+def test_a_typescript_project_of_the_wheel_installs_offline_builds_and_passes_its_npm_test(
+    fresh: Venv, tmp_path: Path
+) -> None:
+    needs_node_tools()
+    fresh.toolproof("init", "--lang", "typescript", "proj", cwd=tmp_path)
+    root = (tmp_path / "proj").resolve()
+    npm = ["npm", "--cache", str(NPM_CACHE), "--offline", "--no-audit", "--no-fund"]
+
+    _run([*npm, "install"], root, fresh.env)
+    tested = _run([*npm, "test"], root, fresh.env)
+    check = fresh.toolproof("gen", "--check", cwd=root)
+
+    assert (root / "generated" / "typescript" / "runtime" / "index.ts").is_file()
+    assert "# pass 4" in tested.stdout and "# fail 0" in tested.stdout, tested.stdout
+    assert check.stdout == "generated/ is up to date (1 contract(s))\n"

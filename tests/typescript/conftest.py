@@ -1,4 +1,4 @@
-"""The npm runtime package, built once per session from typescript/runtime, and the Node tools it needs."""
+"""The TypeScript runtime built once per session, and the Node tools it and a TypeScript project need."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from toolproof.generator.typescript import runtime_sources
 
 REPO = Path(__file__).parents[2]
 NPM_PROJECT = REPO / ".venv" / "npm-project" / "node_modules"
@@ -20,30 +22,26 @@ def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def _needs_node_tools() -> None:
+def needs_node_tools() -> None:
+    """Skip the test when `make` has not installed the Node tools."""
     if not (NPM_PROJECT / ".bin" / "tsc").exists() or shutil.which("npm") is None:
         pytest.skip("npm and the packages of .venv/npm-project are installed by `make` (see the Makefile)")
 
 
 @pytest.fixture(scope="session")
 def runtime_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of typescript/runtime, built with tsc (its node_modules are .venv/npm-project's)."""
-    _needs_node_tools()
-    folder = tmp_path_factory.mktemp("runtime") / "runtime"
-    shutil.copytree(
-        REPO / "typescript" / "runtime", folder, ignore=shutil.ignore_patterns("node_modules", "dist", "build-test")
-    )
+    """The runtime's sources beside its Node tests (``runtime/``, ``test/``), built with tsc under strict."""
+    needs_node_tools()
+    folder = tmp_path_factory.mktemp("runtime")
+    (folder / "runtime").mkdir()
+    for source in runtime_sources():
+        (folder / "runtime" / source.name).write_text(source.text, encoding="utf-8")
+    here = Path(__file__).parent / "runtime"
+    (folder / "test").mkdir()
+    shutil.copy(here / "runtime.test.ts", folder / "test")
+    shutil.copy(here / "tsconfig.json", folder)
+    (folder / "package.json").write_text('{"type": "module"}\n', encoding="utf-8")
     (folder / "node_modules").symlink_to(NPM_PROJECT)
     done = run([str(NPM_PROJECT / ".bin" / "tsc"), "-p", "tsconfig.json"], folder)
     assert done.returncode == 0, done.stdout + done.stderr
     return folder
-
-
-@pytest.fixture(scope="session")
-def runtime_tarball(runtime_build: Path) -> Path:
-    """``npm pack`` of the built runtime: what a project installs it from."""
-    done = run(
-        ["npm", "pack", "--cache", str(NPM_CACHE), "--pack-destination", str(runtime_build.parent)], runtime_build
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return runtime_build.parent / done.stdout.strip().splitlines()[-1]

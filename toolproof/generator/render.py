@@ -23,7 +23,12 @@ from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
-from toolproof.generator.typescript import shared_declarations, typescript_declarations, typescript_module
+from toolproof.generator.typescript import (
+    runtime_sources,
+    shared_declarations,
+    typescript_declarations,
+    typescript_module,
+)
 
 __all__ = ["export_all", "losses_of", "render_all"]
 
@@ -156,7 +161,11 @@ TS_HANDLERS = "src/handlers"
 def _typescript_modules(
     contracts: Sequence[Contract], layout: Layout, exports: Mapping[str, Mapping[str, Exported]]
 ) -> dict[str, str]:
-    """``typescript/<module>.ts`` per tool and ``typescript/tools.ts``, which binds each to its handler."""
+    """``typescript/<module>.ts`` per tool, ``typescript/tools.ts``, which binds each to its handler, and the runtime.
+
+    The runtime (``typescript/runtime/*.ts``) is copied from toolproof's package, stamped: the modules import it
+    by relative path, so a project needs no npm package of toolproof's, only ajv.
+    """
     env = environment()
     folder = f"{layout.folder}/typescript"
     mcp = {t["name"]: t for t in exports["mcp"]["all"].data["tools"]}
@@ -171,6 +180,8 @@ def _typescript_modules(
     files[f"{folder}/tools.ts"] = env.get_template("tools.ts.jinja").render(
         contracts=contracts, layout=layout, bound=bound, handlers=TS_HANDLERS
     )
+    runtime = env.get_template("runtime.ts.jinja")
+    files |= {f"{folder}/runtime/{f.name}": runtime.render(file=f, layout=layout) for f in runtime_sources()}
     return files
 
 

@@ -215,8 +215,9 @@ def _write_new(files: dict[Path, str]) -> list[Path]:
 
 
 _TS_SETTINGS: Final = """\
-# toolproof settings of a TypeScript project: `toolproof gen` writes generated/typescript/ (a module per tool and
-# tools.ts, which binds each to src/handlers/<module>.ts) and the vectors `npm test` replays with no Python.
+# toolproof settings of a TypeScript project: `toolproof gen` writes generated/typescript/ (a module per tool,
+# tools.ts, which binds each to src/handlers/<module>.ts, and runtime/, which runs them as their contracts say)
+# and the vectors `npm test` replays with no Python.
 contracts = "contracts"
 generated = "generated"
 exports = ["mcp", "vectors"]
@@ -239,8 +240,7 @@ _TS_PACKAGE: Final = """\
   }},
   "dependencies": {{
     "@modelcontextprotocol/sdk": "1.32.2",
-    "ajv": "8.20.0",
-    "toolproof-runtime": "0.1.0"
+    "ajv": "8.20.0"
   }},
   "devDependencies": {{
     "@types/node": "20.19.9",
@@ -282,11 +282,12 @@ export function handle(args: WordCountInput): WordCountOutput {
 
 _TS_SERVER: Final = """\
 // The project's MCP server on the official TypeScript SDK: it lists each tool as its contract exports it and
-// answers each call as the contract says (toolproof-runtime). `toolproof conform --mcp "node dist/src/server.js"`.
+// answers each call as the contract says (the runtime gen writes into generated/typescript/runtime/).
+// `toolproof conform --mcp "node dist/src/server.js"`.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { toMcp, unknownTool } from "toolproof-runtime";
+import { toMcp, unknownTool } from "../generated/typescript/runtime/index.js";
 import { tools } from "../generated/typescript/tools.js";
 
 const server = new Server({ name: "{name}", version: "0.1.0" }, { capabilities: { tools: {} } });
@@ -305,7 +306,7 @@ _TS_TEST: Final = """\
 // Every contract example, replayed from the vectors `toolproof gen` wrote: no Python needed.
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
-import { replay, unsupported, type Vectors } from "toolproof-runtime";
+import { replay, unsupported, type Vectors } from "../generated/typescript/runtime/index.js";
 import { tools } from "../generated/typescript/tools.js";
 
 const folder = new URL("../../generated/exports/vectors/", import.meta.url);

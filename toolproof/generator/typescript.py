@@ -1,10 +1,14 @@
-"""TypeScript declarations for each tool's input, output, error codes and error object."""
+"""TypeScript of each tool (declarations, the module a TypeScript project runs) and the runtime it imports."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Final
 
 from toolproof.generator.model import Contract, shared_class
@@ -14,7 +18,50 @@ from toolproof.generator.transforms import merged_all_of
 from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
-__all__ = ["shared_declarations", "tsdoc", "tsstr", "typescript_declarations", "typescript_module"]
+__all__ = [
+    "RUNTIME_SOURCES",
+    "RuntimeSource",
+    "runtime_sources",
+    "shared_declarations",
+    "tsdoc",
+    "tsstr",
+    "typescript_declarations",
+    "typescript_module",
+]
+
+RUNTIME_SOURCES: Final = "toolproof/generator/typescript_runtime"
+"""Where the TypeScript runtime's sources are in toolproof's tree (package data, shipped in the wheel)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSource:
+    """One file of the TypeScript runtime, as gen copies it into ``typescript/runtime/``."""
+
+    name: str
+    """Its file name (``tool.ts``)."""
+    text: str
+    sha256: str
+    """Of its text, named in the stamped copy's header."""
+
+    @property
+    def source(self) -> str:
+        """Where it comes from, as the stamped copy's header names it."""
+        return f"{RUNTIME_SOURCES}/{self.name}"
+
+
+@functools.cache
+def runtime_sources() -> tuple[RuntimeSource, ...]:
+    """The TypeScript runtime the generated modules import by relative path, by file name.
+
+    The project needs no npm package of toolproof's: gen writes these into the generated folder.
+    """
+    folder = resources.files("toolproof.generator").joinpath("typescript_runtime")
+    texts = {f.name: f.read_text(encoding="utf-8") for f in folder.iterdir() if f.name.endswith(".ts")}
+    return tuple(
+        RuntimeSource(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
+        for name, text in sorted(texts.items())
+    )
+
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
 
@@ -229,7 +276,7 @@ def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, A
     """What ``tool.ts.jinja`` fills: the module of one tool for TypeScript projects.
 
     Its types (``typescript_declarations``, the name constant a real value), the MCP ``definition``
-    as the exports list it, the contract data ``toolproof-runtime``'s ``Contract`` runs, and a typed
+    as the exports list it, the contract data the runtime's ``Contract`` runs (``runtime_sources``), and a typed
     factory per catalogue entry. Shared definitions are declared in the module itself.
     """
     declarations = typescript_declarations(c, c.input_schema, import_shared=False)

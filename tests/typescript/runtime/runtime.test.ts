@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Contract, ERROR_META_KEY, Template, ToolError, dumps, jsonPath, toMcp, unknownTool } from "../src/index.js";
+import { Contract, ERROR_META_KEY, Template, ToolError, dumps, jsonPath, toMcp, unknownTool } from "../runtime/index.js";
 
 type Input = { text: string; max_words?: number };
 type Output = { words: number; characters: number };

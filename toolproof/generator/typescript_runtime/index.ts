@@ -1,4 +1,4 @@
-/** toolproof-runtime: run LLM tools as their toolproof contracts say. Everything public is exported here. */
+/** The TypeScript runtime of toolproof tools: run each as its contract says. Everything public is exported here. */
 export { dumps } from "./json.js";
 export { Template, TemplateSyntaxError, MissingValueError, WHOLE, formatValue } from "./template.js";
 export { SchemaValidator, jsonPath, type Violation } from "./validation.js";
