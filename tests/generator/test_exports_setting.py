@@ -110,3 +110,30 @@ def test_a_new_projects_settings_document_the_exports_setting(tmp_path: Path) ->
 
     assert '# exports = ["mcp", "openai", "anthropic"]' in settings
     assert load_config(folder / "pyproject.toml").exports == DEFAULT_EXPORTS
+
+
+def test_lint_refuses_an_unknown_language_at_its_line_with_the_known_ones(tmp_path: Path) -> None:
+    root = _project(tmp_path, None)
+    with (root / "pyproject.toml").open("a", encoding="utf-8") as settings:
+        settings.write('\n[tool.toolproof.export]\nlanguages = ["typscript"]\n')
+
+    result = CliRunner().invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"toolproof: {root.resolve() / 'pyproject.toml'}:6: export.languages: unknown language 'typscript';"
+        " did you mean 'typescript'? known: typescript\n"
+    )
+
+
+def test_languages_that_is_not_a_list_of_names_is_refused_in_a_toolproof_toml(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "toolproof.toml").write_text('contracts = "contracts"\n\n[export]\nlanguages = "typescript"\n', "utf-8")
+
+    result = CliRunner().invoke(cli, ["lint", "--project", str(tmp_path)])
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"toolproof: {tmp_path.resolve() / 'toolproof.toml'}:4: export.languages must be a list of languages, from:"
+        " typescript\n"
+    )

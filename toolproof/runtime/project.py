@@ -21,6 +21,7 @@ Settings, all optional (paths are relative to the project folder)::
 
     [tool.toolproof.export]
     accept-losses = {}               # reserved: losses a project accepts, by provider
+    languages = ["typescript"]       # tool modules gen writes beside Python (LANGUAGES)
 
     [tool.toolproof.lint]
     strict-export = false
@@ -41,6 +42,7 @@ __all__ = [
     "CONFIG_FILES",
     "DEFAULT_EXPORTS",
     "EXPORT_FORMATS",
+    "LANGUAGES",
     "PROJECT_ENV",
     "ProjectConfig",
     "ProjectError",
@@ -69,6 +71,8 @@ EXPORT_FORMATS: Final = (
 )
 """What ``exports`` may name: a provider's tool definitions, per tool set, or a file per tool (JSON Schema,
 TypeScript declarations, test vectors), each in its folder under ``exports/``."""
+LANGUAGES: Final = ("typescript",)
+"""What ``[export] languages`` may name: the languages gen writes a module per tool for, beside Python."""
 DEFAULT_EXPORTS: Final = ("mcp", "openai", "anthropic")
 """What gen writes without an ``exports`` setting: the MCP definitions the host serves (always written) and
 the two provider APIs most projects call. ``toolproof export --format`` prints any format on demand."""
@@ -246,8 +250,31 @@ def _exports(where: Path, value: Any) -> tuple[str, ...]:
     return tuple(f for f in EXPORT_FORMATS if f in value or f == "mcp")
 
 
-def _line_of(path: Path, key: str) -> str:
-    """``path:line`` of the line that sets ``key``; the path alone when no line does."""
+def _languages(where: Path, value: Any) -> None:
+    """Check ``[export] languages``: a list of known languages (gen would skip any other without a word).
+
+    Raises:
+        ProjectError: at the setting's line, naming the unknown language, the closest known one and every one.
+    """
+    import difflib
+
+    located = _line_of(where, "languages", ("tool.toolproof.export", "export"))
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProjectError(located, f"export.languages must be a list of languages, from: {', '.join(LANGUAGES)}")
+    for name in value:
+        if name not in LANGUAGES:
+            close = difflib.get_close_matches(name, LANGUAGES, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ProjectError(
+                located, f"export.languages: unknown language {name!r}; {hint}known: {', '.join(LANGUAGES)}"
+            )
+
+
+def _line_of(path: Path, key: str, tables: tuple[str, ...] = ("", "tool.toolproof")) -> str:
+    """``path:line`` of the line that sets ``key`` in one of ``tables``; the path alone when no line does.
+
+    ``""`` is the top level: a toolproof.toml may hold the settings there.
+    """
     import re
 
     try:
@@ -255,12 +282,12 @@ def _line_of(path: Path, key: str) -> str:
     except (OSError, UnicodeDecodeError):
         return str(path)
     setting, table = re.compile(rf"^\s*{re.escape(key)}\s*="), re.compile(r"^\s*\[\s*([^\]\s]+)\s*\]")
-    section = ""  # the top level: a toolproof.toml may hold the settings there
+    section = ""
     for number, line in enumerate(lines, 1):
         header = table.match(line)
         if header:
             section = header.group(1)
-        elif section in ("", "tool.toolproof") and setting.match(line):
+        elif section in tables and setting.match(line):
             return f"{path}:{number}"
     return str(path)
 
@@ -325,6 +352,8 @@ def load_config(config_file: Path) -> ProjectConfig:
     export, lint = table.get("export", {}), table.get("lint", {})
     if not isinstance(export, Mapping) or not isinstance(lint, Mapping):
         raise ProjectError(where, "export and lint must be tables")
+    if "languages" in export:
+        _languages(config_file, export["languages"])
     contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
     source_roots = tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."])))
     handler_folders = [("handlers", p.joinpath(*handlers.split("."))) for p in source_roots or (root,)]
