@@ -13,11 +13,23 @@ from toolproof.runtime.serve.options import project_option, project_or_exit, spe
 __all__ = ["conform"]
 
 
+def _command(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--mcp``, refused at once (exit 2) when it is no command: empty, unclosed, or with an unknown placeholder."""
+    from toolproof.testing.mcp import command_words
+
+    try:
+        command_words(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+    return value
+
+
 @click.command()
 @click.option(
     "--mcp",
     "command",
     required=True,
+    callback=_command,
     help='Starts the server under test, e.g. "toolproof serve mcp --workspace {workspace} --skills {skills}".',
 )
 @click.option("--tool", "tools", multiple=True, help="Only this tool's examples (repeatable).")

@@ -31,6 +31,7 @@ import hmac
 import json
 import os
 import queue
+import re
 import shlex
 import subprocess
 import tempfile
@@ -67,8 +68,10 @@ from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, n
 __all__ = [
     "DEFINITION",
     "LISTING",
+    "PLACEHOLDERS",
     "SCHEMAS",
     "Outcome",
+    "command_words",
     "listed_tools",
     "run_conformance",
     "stderr_excerpt",
@@ -82,6 +85,9 @@ STDERR_TAIL: Final = 20
 Node or Python server names first) and where it ended (the last frames), with how many lines between were left out."""
 STDERR_LINE_CHARS: Final = 500
 """The most characters of one stderr line shown (a minified bundle's line can be megabytes)."""
+PLACEHOLDERS: Final = ("{workspace}", "{skills}", "{folder}", "{dir}", "{project}")
+"""What a server command may name for the test folder's roots, the folder itself and the project."""
+_PLACEHOLDER: Final = re.compile(r"(?<!\$)\{\w+\}")  # "${HOME}" is a shell's, for a command that runs "sh -c"
 _PR_CAPBSET_DROP: Final = 24
 _INVALID_PARAMS: Final = -32602
 
@@ -258,9 +264,33 @@ def _drop_dac_in_child() -> None:
         libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
 
 
+def command_words(command: str) -> list[str]:
+    """The words of a server command, checked before any server starts.
+
+    Args:
+        command: the command, split as a POSIX shell splits it (it is not run by a shell).
+
+    Returns:
+        Its words, placeholders not yet put in.
+
+    Raises:
+        ValueError: it has no word, a quotation it does not close, or a placeholder not in ``PLACEHOLDERS``.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:  # shlex says "No closing quotation" or "No escaped character"
+        raise ValueError(f"{str(exc).lower()} in {command!r}") from None
+    if not words:
+        raise ValueError("the command is empty: give the command that starts the server")
+    unknown = sorted({p for word in words for p in _PLACEHOLDER.findall(word)} - set(PLACEHOLDERS))
+    if unknown:
+        raise ValueError(f"unknown placeholder {', '.join(unknown)} (known: {', '.join(PLACEHOLDERS)})")
+    return words
+
+
 def _argv(command: str, dir_: Path, workspaces: list[Path], skills: Path, project: Path | None = None) -> list[str]:
     """The command's words with the roots put in; a ``--flag {workspace}`` pair repeats per workspace."""
-    words = shlex.split(command)
+    words = command_words(command)
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -475,7 +505,11 @@ def run_conformance(
     its examples run.
     ``project`` (the folder of the contracts' project) reaches each server as
     ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
+
+    Raises:
+        ValueError: ``command`` is not one (``command_words``); no server was started.
     """
+    command_words(command)
     outcomes: list[Outcome] = []
     started = time.monotonic()
     try:
