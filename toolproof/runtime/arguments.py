@@ -6,11 +6,14 @@ UTF-8 cannot carry), valid JSON beyond what the reader holds (an integer of
 more than 4300 digits, a number beyond a float's range, nesting deeper than
 1024; see ``json_reader.json_value``) and nesting deeper than
 ``MAX_ARGUMENT_DEPTH`` are refused with a ``BadArguments`` naming where, which
-the dispatcher answers with ``invalid_arguments``.
+the dispatcher answers with ``invalid_arguments``. So is what an already parsed
+mapping holds that JSON cannot: a property name that is not a string, NaN or
+an infinity, a value of any other Python type (a set, bytes, a date, a UUID).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -43,7 +46,8 @@ def _unwritable(value: Any) -> str | None:
 
     None if nowhere. An ``Unreadable`` is what a transport's reader put in place of valid JSON beyond its
     bounds (``toolproof.runtime.json_reader``): a number too long or too large, nesting too deep. Nesting deeper
-    than ``MAX_ARGUMENT_DEPTH`` is refused too. A loop, not a recursion: a transport reads nesting 1024 deep.
+    than ``MAX_ARGUMENT_DEPTH`` is refused too, and what no JSON holds: a property name that is not a string,
+    NaN or an infinity, a value of a type JSON has not. A loop, not a recursion: a transport reads nesting 1024 deep.
     """
     # (value, its depth, its path, its path's first step, the property name it is under or None), in document order
     todo: list[tuple[Any, int, str, str, Any]] = [(value, 0, "$", "$", None)]
@@ -54,7 +58,14 @@ def _unwritable(value: Any) -> str | None:
             return f"{top}: nested more than {MAX_ARGUMENT_DEPTH} levels deep"
         if isinstance(key, str) and _SURROGATE.search(key) is not None:
             return f"{shown}: the property name holds a lone surrogate, which is not text; send valid Unicode text"
-        if isinstance(item, str):
+        if key is not None and not isinstance(key, str):
+            return f"{shown}: the property name is a Python {type(key).__name__}; JSON property names are strings"
+        if item is None or isinstance(item, bool | int):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{shown}: {item} is not a JSON number; send a finite number"
+        elif isinstance(item, str):
             found = _SURROGATE.search(item)
             if found is not None:
                 where = f"{printable(found.group())} at character {found.start()}"
@@ -67,6 +78,8 @@ def _unwritable(value: Any) -> str | None:
         elif isinstance(item, list | tuple):
             steps = [(v, f"{path}[{index}]", None) for index, v in enumerate(item)]
             todo.extend((v, depth + 1, inner, inner if path == "$" else top, k) for v, inner, k in reversed(steps))
+        else:
+            return f"{shown}: {_kind(item)} is not a JSON value; send a string, number, boolean, null, array or object"
     return None
 
 
@@ -77,8 +90,10 @@ def _text_only(value: Any) -> Any:
         BadArguments: one does; the message names where.
     """
     try:
-        orjson.dumps(value)  # fast, and refuses lone surrogates (also big integers and non-JSON types)
-        return value
+        # fast, and refuses lone surrogates, big integers, non-string keys and most non-JSON types; reading it back
+        # finds what orjson writes in another form (NaN as null, a UUID, an enum or a date as a string, a tuple)
+        if orjson.loads(orjson.dumps(value)) == value:
+            return value
     except orjson.JSONEncodeError:
         pass
     problem = _unwritable(value)
