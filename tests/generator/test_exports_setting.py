@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from toolproof.cli import cli
+from toolproof.generator.published import FORMAT_VERSION
 from toolproof.runtime.project import DEFAULT_EXPORTS, EXPORT_FORMATS, load_config
 
 MINIMAL = Path(__file__).parent / "cases" / "minimal" / "contracts" / "echo.yaml"
@@ -137,3 +138,18 @@ def test_languages_that_is_not_a_list_of_names_is_refused_in_a_toolproof_toml(tm
         f"toolproof: {tmp_path.resolve() / 'toolproof.toml'}:4: export.languages must be a list of languages, from:"
         " typescript\n"
     )
+
+
+def test_contract_among_the_exports_writes_each_tools_published_contract_as_export_prints_it(tmp_path: Path) -> None:
+    root = _project(tmp_path, '["contract"]')
+
+    result = CliRunner().invoke(cli, ["gen", "--project", str(root)])
+    printed = CliRunner().invoke(cli, ["export", "--format", "contract", "--project", str(root)])
+    manifest = json.loads((root / "generated" / "MANIFEST.json").read_text(encoding="utf-8"))
+
+    assert result.exit_code == 0, result.output
+    assert _formats(root) == ["contract", "mcp"]
+    written = (root / "generated" / "exports" / "contract" / "echo.json").read_text(encoding="utf-8")
+    assert json.loads(written) == json.loads(printed.stdout)
+    assert json.loads(written)["format_version"] == FORMAT_VERSION
+    assert "generated/exports/contract/echo.json" in manifest["files"]

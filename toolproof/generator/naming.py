@@ -24,9 +24,11 @@ def tool_files(module: str, *, builtin: bool = False) -> dict[str, str]:
     ``render_all`` writes these and only these for each tool, and lint refuses two tools that
     share one (module-clash): ``word_count_properties``'s conformance tests would otherwise
     take the place of ``word_count``'s property tests. A built-in tool the project includes
-    has its stub and contract JSON in ``toolproof.builtin.generated``, not here.
+    has its stub and checked contract JSON in ``toolproof.builtin.generated``, not here. The kinds of
+    the files under ``exports/`` are the formats they export (``checked`` is the contract the runtime loads,
+    ``contract`` the published one).
     """
-    files = {} if builtin else {"stub": f"{module}.py", "contract": f"contracts/{module}.json"}
+    files = {} if builtin else {"stub": f"{module}.py", "checked": f"contracts/{module}.json"}
     return files | {
         "tests": f"tests/test_{module}.py",
         "properties": f"tests/test_{module}_properties.py",
@@ -35,6 +37,7 @@ def tool_files(module: str, *, builtin: bool = False) -> dict[str, str]:
         "typescript": f"exports/typescript/{module}.d.ts",
         "jsonschema": f"exports/jsonschema/{module}.json",
         "vectors": f"exports/vectors/{module}.json",
+        "contract": f"exports/contract/{module}.json",
     }
 
 

@@ -21,6 +21,7 @@ from toolproof.generator.losses import Loss
 from toolproof.generator.model import Contract, ErrorModel, build_shared_types
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
+from toolproof.generator.published import published_contract
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import (
@@ -70,7 +71,7 @@ def _stub(c: Contract, layout: Layout) -> str:
     )
 
 
-_PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors"})
+_PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors", "contract"})
 """The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
 
 
@@ -242,7 +243,7 @@ def render_all(
         jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
         if not is_builtin:  # a built-in contract's stub and JSON ship in toolproof.builtin.generated
             texts["stub"] = _stub(c, layout)
-            jsons["contract"] = (dump_json(c.data()), own_sources)
+            jsons["checked"] = (dump_json(c.data()), own_sources)
         package = "toolproof.builtin.generated" if is_builtin else layout.package
         texts["tests"] = _conformance_test(c, layout, package)
         texts["properties"] = _properties_test(c, layout)  # annotations checked
@@ -256,6 +257,8 @@ def render_all(
             jsons["jsonschema"] = (dump_json(json_schemas(c, c.exported_input(enums))), own_sources)
         if "vectors" in layout.exports:
             jsons["vectors"] = (dump_json(vectors(c)), own_sources)
+        if "contract" in layout.exports:  # as `toolproof export --format contract --tool <name>` prints it
+            jsons["contract"] = (dump_json(published_contract(c, enums)), own_sources)
         if texts.keys() | jsons.keys() != paths.keys():
             raise ValueError(f"tool {c.name!r}: naming.tool_files does not list every file rendered for it")
         taken = [p for p in paths.values() if p in files or p in json_files]

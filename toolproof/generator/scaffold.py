@@ -65,7 +65,8 @@ handlers = "handlers"
 # include = ["gateway"]        # serve built-in file tool sets beside your own (`toolproof toolsets`)
 # resources = ["host:resources"]   # a function returning what your handlers need (docs: Concepts, resources)
 # Which formats `toolproof gen` writes under generated/exports/ (mcp always: the host serves from it). Also:
-# "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors" (per tool).
+# "openai-responses", "gemini", "gemini-openapi" (per tool set), "jsonschema", "typescript", "vectors", "contract"
+# (per tool).
 # exports = ["mcp", "openai", "anthropic"]
 
 [tool.toolproof.export.accept-losses]

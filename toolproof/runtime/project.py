@@ -67,10 +67,10 @@ _KEYS: Final = frozenset(
 )
 EXPORT_FORMATS: Final = (
     *("mcp", "openai", "openai-responses", "anthropic", "gemini", "gemini-openapi"),
-    *("jsonschema", "typescript", "vectors"),
+    *("jsonschema", "typescript", "vectors", "contract"),
 )
 """What ``exports`` may name: a provider's tool definitions, per tool set, or a file per tool (JSON Schema,
-TypeScript declarations, test vectors), each in its folder under ``exports/``."""
+TypeScript declarations, test vectors, the published contract), each in its folder under ``exports/``."""
 LANGUAGES: Final = ("typescript",)
 """What ``[export] languages`` may name: the languages gen writes a module per tool for, beside Python."""
 DEFAULT_EXPORTS: Final = ("mcp", "openai", "anthropic")
