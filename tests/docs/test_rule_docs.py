@@ -86,6 +86,7 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP406": "the project's settings",
     "TP407": "an earlier revision",
     "TP408": "the handlers package",
+    "TP411": "the project's settings",
 }
 """Rules whose example is not a part of one contract, with what it is instead."""
 

@@ -162,7 +162,7 @@ def test_an_enum_gemini_openapi_could_only_stringify_fails_lint_rather_than_expo
         "    word: {type: string, minLength: 1}",
         '    word: {type: string, minLength: 1}\n    level: {enum: [1, 2, "top"]}',
     )
-    root = _project(tmp_path, text)
+    root = _project(tmp_path, text, settings='[tool.toolproof]\nexports = ["gemini-openapi"]\n')
 
     lint = runner.invoke(cli, ["lint", "--project", str(root)])
     export = runner.invoke(cli, ["export", "--format", "gemini-openapi", "--project", str(root)])

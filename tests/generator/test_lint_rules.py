@@ -166,6 +166,7 @@ CASES: dict[str, Case] = {
         {"echo.yaml": _echo().replace("    word: {type: string}", "    word: {type: string}\n    a-b: {type: string}")},
         "contracts/echo.yaml:10:10: error [TP403] provider limit: gemini-openapi: echo:input/properties/a-b: Gemini "
         "refuses the property name 'a-b': a name must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$",
+        settings='[tool.toolproof]\nexports = ["gemini-openapi"]\n',  # else a warning
     ),
     "TP404": Case(
         {"echo.yaml": MINIMAL.read_text(encoding="utf-8")},
@@ -208,6 +209,7 @@ ELSEWHERE = {
     "TP408": "tests/generator/test_lint_handlers.py: it needs a handlers package, which the CLI checks",
     "TP409": "tests/generator/test_lint_silent_failures.py: it needs a handlers package",
     "TP410": "tests/generator/test_lint_silent_failures.py: it needs a resource factory",
+    "TP411": "tests/generator/test_lint_silent_failures.py: it needs the project's settings",
 }
 """Rules whose cases need more than a contracts folder, and the test that holds them."""
 

@@ -219,6 +219,100 @@ def test_a_need_the_included_tool_sets_resources_supply_lints_clean(runner: CliR
     assert "TP410" not in result.stderr
 
 
+def test_a_misspelled_handlers_setting_is_reported_at_the_setting(runner: CliRunner, tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, settings='handlers = "handlerz"\n')
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "pyproject.toml:2:1: error [TP409] handlers = 'handlerz' names no package: there is no handlerz/ in the"
+        " project and none installed; name the package that holds your handlers, or create it"
+    )
+
+
+def test_a_handlers_setting_naming_a_plain_module_is_reported_at_each_contract(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, settings='handlers = "os"\n')
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        "contracts/echo.yaml:1:7: error [TP409] contract 'echo' has no handler os.echo:handle: no module os.echo"
+        " (no os/echo.py); write it, or name the function that serves the tool in `handler:` (serve refuses the"
+        " project)"
+    )
+
+
+def test_a_project_of_contracts_alone_lints_clean_for_a_team_serving_them_in_another_language(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    root = _project(tmp_path / "proj", {})
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    assert "TP409" not in result.stderr
+
+
+def test_binding_handlers_from_a_plain_module_is_a_registry_error_not_an_internal_error() -> None:
+    import dataclasses
+
+    from toolproof.runtime.errors import RegistryError
+    from toolproof.runtime.registry import bind
+    from toolproof.runtime.spec import load_specs
+
+    spec = dataclasses.replace(load_specs()[0], handler="os.file_read:handle")
+
+    with pytest.raises(RegistryError, match="'os' is not a package"):
+        bind([spec], handlers_package="os")
+
+
+@pytest.mark.parametrize(
+    ("factory", "why"),
+    [
+        ("host:nope", "host defines no 'nope'"),
+        ("host:resorces", "host defines no 'resorces' (did you mean 'resources'?)"),
+        ("hots:resources", "no module hots (no hots.py or hots/ in the project, and none installed)"),
+    ],
+)
+def test_a_resource_factory_that_is_not_there_is_an_error_at_its_setting(
+    runner: CliRunner, tmp_path: Path, factory: str, why: str
+) -> None:
+    files = {"handlers/echo.py": HANDLER, "host.py": HOST, "db.py": DB}
+    root = _project(tmp_path / "proj", files, settings=f'resources = ["{factory}"]\n')
+
+    result = runner.invoke(cli, ["lint", "--project", str(root)])
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"pyproject.toml:2:14: error [TP411] resource factory {factory} is not there: {why}; serve, call and"
+        " conform would refuse the project"
+    )
+
+
+def test_a_provider_limit_of_a_format_the_project_does_not_export_only_warns(runner: CliRunner, tmp_path: Path) -> None:
+    contract = _with("    word: {type: string", "    user-id: {type: string}\n    word: {type: string")
+    root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=contract)
+    exported = _project(
+        tmp_path / "exported",
+        {"handlers/echo.py": HANDLER},
+        contract=contract,
+        settings='exports = ["gemini-openapi"]\n',
+    )
+
+    quiet = runner.invoke(cli, ["lint", "--project", str(root)])
+    loud = runner.invoke(cli, ["lint", "--project", str(exported)])
+
+    assert quiet.exit_code == 0, quiet.stderr
+    assert "warning [TP403] provider limit: gemini-openapi:" in quiet.stderr
+    assert "the project does not export gemini-openapi (setting `exports`), so this only warns" in quiet.stderr
+    assert loud.exit_code == 1
+    assert "error [TP403] provider limit: gemini-openapi:" in loud.stderr
+
+
 def test_the_built_in_resource_names_lint_knows_are_those_the_built_in_factory_supplies(tmp_path: Path) -> None:
     from toolproof.builtin.handlers._resources import resources
     from toolproof.runtime.host import BUILTIN_RESOURCE_NAMES, HostOptions

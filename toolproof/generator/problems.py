@@ -134,6 +134,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP408", "orphan-handler", _E, "A module of the handlers package serves no contract; serve refuses it."),
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
+        Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
     )
 }
 # fmt: on
@@ -540,6 +541,13 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "`resource: ClassVar[str] = \"database\"`), or add the factory to the `resources` setting. Lint reads the "
         "factories' source and calls none of them; in a project with no factories it is a warning, as only a "
         "host that builds its own resources can supply one.",
+    ),
+    "TP411": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof]\nresources = [\"host:resorces\"]\n"
+        "# error [TP411] resource factory host:resorces is not there: host defines no 'resorces'\n"
+        "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
+        "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
+        "it. Lint reads the module's source and runs none of it.",
     ),
 }
 # fmt: on

@@ -12,6 +12,7 @@ import difflib
 import gc
 import keyword
 import re
+import sys
 import tomllib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -187,7 +188,11 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
             place = (owner.source, *owner.where((limit.schema, *limit.path)))
         else:  # a built-in tool the project includes
             place = settings_mark(project.config, "include")
-        problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}"))
+        if limit.format in project.config.exports:
+            problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}"))
+        else:  # a provider the project writes nothing for: worth knowing, not worth failing CI
+            note = f"; the project does not export {limit.format} (setting `exports`), so this only warns"
+            problems.append(rule("provider-limit").at(*place, f"provider limit: {limit}{note}", Level.WARNING))
     level = Level.ERROR if strict_export else Level.NOTE
     used: set[AcceptedLoss] = set()
     shown: dict[str, list[tuple[tuple[int, int], Loss]]] = {}
@@ -372,6 +377,15 @@ def _handler_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> l
     from toolproof.runtime.registry import unfound_handler
 
     roots = config.source_roots or (config.root,)
+    top = config.handlers.partition(".")[0]
+    if not config.is_builtin and _nowhere(top, roots):
+        if config.handlers == "handlers":
+            return []  # no Python handlers, by default: contracts another language serves, or not written yet
+        message = (
+            f"handlers = {config.handlers!r} names no package: there is no {top}/ in the project and none installed;"
+            " name the package that holds your handlers, or create it"
+        )
+        return [rule("missing-handler").at(*settings_mark(config, "handlers"), message)]
     problems: list[Problem] = []
     for contract in contracts:
         keywords = [part for part in re.split(r"[.:]", contract.handler) if keyword.iskeyword(part)]
@@ -486,6 +500,37 @@ def _scan(tree: ast.Module, module: str, *, is_package: bool) -> tuple[set[str],
     return names, imports
 
 
+def _nowhere(top: str, roots: Iterable[Path]) -> bool:
+    """Whether no top-level module or package ``top`` is in ``roots`` or on the import path (none is imported)."""
+    import importlib.util
+
+    if any((root / top).is_dir() or (root / f"{top}.py").is_file() for root in roots) or top in sys.modules:
+        return False
+    try:
+        return importlib.util.find_spec(top) is None  # for a top-level name only the finders run, no module's code
+    except (ImportError, ValueError):
+        return False
+
+
+def _factory_problems(config: ProjectConfig) -> list[Problem]:
+    """``missing-factory``: a ``resources`` entry whose module or function is not there, read, never run."""
+    from toolproof.runtime.registry import unfound_handler
+
+    roots = list(config.source_roots or (config.root,))
+    problems: list[Problem] = []
+    for ref in config.resources:
+        top = ref.partition(":")[0].partition(".")[0]
+        why = (
+            f"no module {top} (no {top}.py or {top}/ in the project, and none installed)"
+            if _nowhere(top, roots)
+            else (unfound_handler(ref, roots))
+        )
+        if why is not None:
+            message = f"resource factory {ref} is not there: {why}; serve, call and conform would refuse the project"
+            problems.append(rule("missing-factory").at(*settings_mark(config, "resources", ref), message))
+    return problems
+
+
 def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
     """``unknown-need``: a ``needs`` entry that names no resource the project's factories can supply.
 
@@ -540,6 +585,7 @@ def load_project(
         project.contracts = _load_contracts(config, project)
         project.builtin = _included(config, project)
         project.problems.extend(_handler_problems(config, project.contracts))
+        project.problems.extend(_factory_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
         if project.ok and project.contracts:
             project.problems.extend(

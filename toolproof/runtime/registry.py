@@ -105,6 +105,8 @@ def module_file(module: str, roots: Iterable[Path]) -> tuple[bool, Path | None]:
     bases = [root for root in roots if (root / parts[0]).is_dir() or (root / f"{parts[0]}.py").is_file()]
     if not bases:
         top = sys.modules.get(parts[0])
+        if top is not None and len(parts) > 1 and not hasattr(top, "__path__"):
+            return True, None  # a plain module (``os``) holds no modules
         bases = [Path(folder).parent for folder in getattr(top, "__path__", ())]
     if not bases:
         return False, None
@@ -184,7 +186,10 @@ def _extra_handler_modules(specs: Iterable[ToolSpec], package: str) -> list[str]
         pkg = importlib.import_module(package)
     except ModuleNotFoundError:
         return []
-    return stray_handler_modules((spec.handler for spec in specs), package, pkg.__path__)
+    folders = getattr(pkg, "__path__", None)
+    if folders is None:  # a plain module (``handlers = "os"``): bind names each handler it cannot find
+        return []
+    return stray_handler_modules((spec.handler for spec in specs), package, folders)
 
 
 def bind(
