@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import shutil
-from collections.abc import Iterator
+import stat
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +111,86 @@ def test_the_gates_document_vanishing_under_a_running_host_refuses_every_read_un
     assert damaged.error is not None and damaged.error.message == expected.format(reason="it is not UTF-8 text")
     assert back.ok and back.text == "1\talpha"
     assert not [record for record in caplog.records if record.levelname == "ERROR" or record.exc_info]
+
+
+def _gated_runtime(tmp_path: Path) -> tuple[Runtime, Path]:
+    """A runtime whose gate reads a copy of the package's documents, and the copy's SKILL.md."""
+    documents = tmp_path / "documents"
+    shutil.copytree(builtin_dir(), documents)
+    (tmp_path / "a.txt").write_text("alpha\n", encoding="utf-8")
+    runtime = Runtime(
+        bind(load_specs(modules=("read_file",)), check_extra=False),
+        resources=[SkillGates(b"k", documents=documents), Workspace.of([tmp_path])],
+    )
+    return runtime, documents / "read_file" / "SKILL.md"
+
+
+def _calls_within(runtime: Runtime, seconds: float) -> list[Any]:
+    """The document read and a token-carrying call, each run on a thread that must end within ``seconds``."""
+    results: list[Any] = []
+    for arguments in ({"path": SKILL_MD}, {"path": "a.txt", "skillToken": "0" * 32}):
+        worker = threading.Thread(target=lambda a=arguments: results.append(runtime.call("read_file", a, session="s")))
+        worker.start()
+        worker.join(seconds)
+        assert not worker.is_alive(), f"read_file {arguments} still waits after {seconds} s"
+    return results
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (os.mkfifo, "it is a FIFO, not a regular file"),
+        (os.mkdir, "it is a folder, not a regular file"),
+    ],
+)
+def test_a_fifo_or_folder_at_the_gates_document_is_refused_at_once_not_waited_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, make: Callable[[Path], None], reason: str
+) -> None:
+    runtime, skill = _gated_runtime(tmp_path)
+    skill.unlink()
+    make(skill)
+
+    try:
+        with caplog.at_level("DEBUG"):
+            results = _calls_within(runtime, 10)
+    finally:
+        if stat.S_ISFIFO(os.lstat(skill).st_mode):  # a read that did wait is released, so the test can end
+            with contextlib.suppress(OSError):
+                os.close(os.open(skill, os.O_WRONLY | os.O_NONBLOCK))
+
+    for refused in results:
+        assert refused.error is not None and refused.error.code == "skill_document_unreadable"
+        assert f"on this host ({reason})," in refused.error.message
+    assert not [record for record in caplog.records if record.levelname == "ERROR" or record.exc_info]
+
+
+def test_a_symbolic_link_at_the_gates_document_is_not_followed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    runtime, skill = _gated_runtime(tmp_path)
+    secret = tmp_path / "shadow"
+    secret.write_text("root:secret-hash:19000::::::\n", encoding="utf-8")
+    skill.unlink()
+    skill.symlink_to(secret)
+
+    with caplog.at_level("DEBUG"):
+        results = _calls_within(runtime, 10)
+
+    for refused in results:
+        assert refused.error is not None and refused.error.code == "skill_document_unreadable"
+        assert "on this host (it is a symbolic link, which the gate does not follow)," in refused.error.message
+        assert "secret-hash" not in refused.text
+    assert not [record for record in caplog.records if record.levelname == "ERROR" or record.exc_info]
+
+
+def test_a_symbolic_link_at_the_gates_document_stops_the_host_at_start_up(tmp_path: Path) -> None:
+    _, skill = _gated_runtime(tmp_path)
+    skill.unlink()
+    skill.symlink_to(tmp_path / "a.txt")
+    spec = next(spec for spec in load_specs() if spec.name == "read_file")
+
+    problems = SkillGates(b"k", documents=tmp_path / "documents").check(spec)
+
+    assert len(problems) == 1
+    assert problems[0].startswith(f"tool 'read_file' is gated by {SKILL_MD}, which cannot be read: ")
+    assert problems[0].endswith(" it is a symbolic link, which the gate does not follow")

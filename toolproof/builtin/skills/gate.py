@@ -29,7 +29,9 @@ The secret, and how short it may be:
 No token is ever made with an empty key.
 
 The gate fails closed: while its document cannot be read (deleted, unreadable,
-or no longer UTF-8 under a running host), no token can be made or checked, and
+no longer UTF-8 under a running host, or not a regular file: a FIFO, a device,
+a folder or a symbolic link, none of which is opened in a way that could wait
+or followed), no token can be made or checked, and
 every use raises ``GateDocumentError``, which the gated tool answers with its
 catalogued refusal; reads resume once the document can be read again.
 """
@@ -37,6 +39,7 @@ catalogued refusal; reads resume once the document can be read again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import threading
@@ -80,6 +83,8 @@ The key file's random bytes may hold NUL, which no environment variable can
 carry, so the supervisor passes them as hex; a worker signs with the very bytes
 of the key file, and its tokens are those of a single-process host.
 """
+_MAX_DOCUMENT: Final = 1 << 20
+"""The most bytes a gated document may hold (a SKILL.md is a few kilobytes): a larger one cannot be read."""
 _MAX_TOKENS: Final = 1024
 """The most tokens a gate remembers, by session and document digest (a token is a function of those and the key)."""
 
@@ -265,23 +270,30 @@ def _make_key(key: Path) -> bytes:
 
 def _why(exc: OSError) -> str:
     """Why a read failed, in the words of the system, without the path (which is the host's)."""
-    return (exc.strerror or type(exc).__name__).lower()
+    what = exc.strerror or type(exc).__name__
+    return what[:1].lower() + what[1:]  # "No such file or directory" reads on in a sentence; "a FIFO" keeps its case
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The whole file at ``path``, as ``Path.read_bytes`` reads it, without building a file object (9 us, not 14).
+    """The whole regular file at ``path``, never waiting on a FIFO or a device, nor following a symbolic link.
+
+    A FIFO or a device put at the document would otherwise hold every read of it, and every call of the
+    gated tool, in ``open`` for ever; a link could hand out a token for any file the host can read.
 
     Raises:
-        OSError: it cannot be opened or read.
+        OSError: it cannot be opened or read, is no regular file, is a symbolic link, or holds more than
+            ``_MAX_DOCUMENT`` bytes; ``strerror`` says which, naming no path.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+        return read_regular(path, _MAX_DOCUMENT, follow_links=False)
+    except NotRegular as exc:
+        raise OSError(errno.EINVAL, f"it is {exc.kind}, not a regular file") from None
+    except TooLarge:
+        raise OSError(errno.EFBIG, f"it holds more than {_MAX_DOCUMENT} bytes") from None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):  # O_NOFOLLOW's refusal (EMLINK: BSD)
+            raise OSError(exc.errno, "it is a symbolic link, which the gate does not follow") from None
+        raise
 
 
 class SkillGate:
