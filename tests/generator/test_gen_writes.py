@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import io
 import os
 import shutil
 import stat
@@ -10,14 +12,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
 from toolproof.generator import cli as generator_cli
-from toolproof.generator import load_project
-from toolproof.generator.drift import Drift
+from toolproof.generator import load_project, writer
+from toolproof.generator.drift import TEMPORARY, Drift
 from toolproof.generator.writer import write_all
 
 CASE = Path(__file__).parent / "cases" / "minimal"
@@ -363,3 +366,25 @@ def test_a_tool_whose_removal_a_gen_was_killed_in_can_be_added_back(
 
         assert again.exit_code == 0, (steps[kill_at], again.output)
         assert CliRunner().invoke(cli, ["gen", "--check", "--project", str(project)]).exit_code == 0
+
+
+def test_a_full_disk_names_the_file_gen_was_writing_and_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path)
+    _change_description(project, "Echo the text back, changed.")
+
+    class _FullDisk(io.FileIO):
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")  # as a write says it: no file named
+
+    monkeypatch.setattr(writer, "open", _FullDisk, raising=False)  # the module's open(fd, "wb")
+    result = CliRunner().invoke(cli, ["gen", "--project", str(project)])
+
+    assert result.exit_code == 1
+    written = project / "generated" / "MANIFEST.json"  # the first file gen writes: it claims the others
+    assert result.stderr == (
+        f"toolproof: {written}: No space left on device; the disk is full: free some space, then run the command "
+        "again\n"
+    )
+    assert not list(project.rglob(f"*{TEMPORARY}"))

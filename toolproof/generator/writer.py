@@ -83,9 +83,20 @@ def write_all(root: Path, files: Mapping[str, str], folder: str = GENERATED, dri
 
 
 def _write(root: Path, path: str, text: str) -> None:
+    """Write ``text`` whole at ``root / path``, making its folders.
+
+    Raises:
+        OSError: it could not be written; one that names no file (a full disk's ``ENOSPC`` from a write)
+            is raised again naming ``root / path``, so the message says which file was not written.
+    """
     target = root / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _replace(target, text.encode("utf-8"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _replace(target, text.encode("utf-8"))
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc) or type(exc).__name__, str(target)) from exc
 
 
 def _claiming(manifest: str, orphaned: Iterable[str]) -> str:
