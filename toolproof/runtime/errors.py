@@ -5,6 +5,7 @@ The tree::
     ToolproofError          base of every error the runtime raises on purpose
      ├── ToolError          a catalogued failure of one call; carries a code the model reads
      ├── RegistryError      contracts and handlers do not match at start-up (exit code 1)
+     │    └── UnknownToolset  a host was asked for a tool set no contract is in (a usage error: exit code 2)
      ├── FileAccessError    the file layer refused or failed a path (see toolproof.builtin.files.access)
      ├── GateSecretError    the skill gate's secret is missing, empty or too short (see toolproof.builtin.skills.gate)
      ├── GateDocumentError  the skill gate's document cannot be read now; the gated tool refuses every call
@@ -41,6 +42,7 @@ __all__ = [
     "StandardError",
     "ToolError",
     "ToolproofError",
+    "UnknownToolset",
     "http_status",
     "shown",
 ]
@@ -185,6 +187,13 @@ class RegistryError(ToolproofError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+class UnknownToolset(RegistryError):
+    """A host was asked to serve a tool set none of the project's contracts is in; the message names those there are.
+
+    A mistake in how the command was called, not in the project: the commands exit 2 for it, as for a usage error.
+    """
 
 
 class AdapterInputError(ToolproofError, TypeError):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolproof.runtime.dispatch import Runtime
-from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.errors import RegistryError, UnknownToolset
 from toolproof.runtime.host import BUILTIN_RESOURCES, HostOptions, build_resources
 from toolproof.runtime.project import ProjectConfig, activate, builtin_project, check_importable
 from toolproof.runtime.registry import BoundTool, bind
@@ -123,8 +123,8 @@ def open_runtime(
     ``only`` serves just the tool of that name, as ``project_tools`` binds it.
 
     Raises:
-        RegistryError: anything that stops the project's tools from being served, or a ``toolset``
-            none of its contracts is in (the message names the sets there are).
+        RegistryError: anything that stops the project's tools from being served.
+        UnknownToolset: a ``toolset`` none of its contracts is in (the message names the sets there are).
     """
     bound = list(tools) if tools is not None else project_tools(config, only)
     if toolset is not None:
@@ -132,7 +132,7 @@ def open_runtime(
         known = sorted({name for spec in specs for name in spec.toolsets})
         if toolset not in known:
             sets = f"its tool sets are {', '.join(known)}" if known else "it declares none (a contract's `toolsets`)"
-            raise RegistryError([f"{config.name}: no tool is in tool set '{toolset}'; {sets}"])
+            raise UnknownToolset([f"{config.name}: no tool is in tool set '{toolset}'; {sets}"])
     resources = build_resources(resource_factories(config), options)
     return Runtime(bound, resources=resources, toolset=toolset, validate_output=validate_output)
 

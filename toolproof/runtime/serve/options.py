@@ -119,9 +119,10 @@ def runtime_or_exit(
 ) -> Runtime:
     """The project's runtime, or just the tool ``only``; exit ``exit_code`` naming every problem when it cannot be.
 
-    ``call`` exits 2 then, as for every other reason the call cannot be made; a server exits 1.
+    ``call`` exits 2 then, as for every other reason the call cannot be made; a server exits 1, but 2 for a
+    ``toolset`` no contract is in, a mistake in the command as ``call`` and ``export`` take it.
     """
-    from toolproof.runtime.errors import RegistryError
+    from toolproof.runtime.errors import RegistryError, UnknownToolset
     from toolproof.runtime.host import TEST_FOLDER_ENV, HostOptions
     from toolproof.runtime.toolbox import open_runtime
 
@@ -137,7 +138,7 @@ def runtime_or_exit(
     except RegistryError as exc:
         for problem in exc.problems:
             click.echo(problem, err=True)
-        sys.exit(exit_code)
+        sys.exit(2 if isinstance(exc, UnknownToolset) else exit_code)
     return runtime
 
 
