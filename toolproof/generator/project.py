@@ -378,16 +378,17 @@ def _handler_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> l
 
     roots = config.source_roots or (config.root,)
     top = config.handlers.partition(".")[0]
-    if not config.is_builtin and _nowhere(top, roots):
-        if config.handlers == "handlers":
-            return []  # no Python handlers, by default: contracts another language serves, or not written yet
+    absent = not config.is_builtin and _nowhere(top, roots)
+    problems: list[Problem] = []
+    if absent and config.handlers != "handlers":
         message = (
             f"handlers = {config.handlers!r} names no package: there is no {top}/ in the project and none installed;"
             " name the package that holds your handlers, or create it"
         )
         return [rule("missing-handler").at(*settings_mark(config, "handlers"), message)]
-    problems: list[Problem] = []
     for contract in contracts:
+        if absent and ("handler",) not in contract.marks:
+            continue  # no Python handlers, by default: contracts another language serves, or not written yet
         keywords = [part for part in re.split(r"[.:]", contract.handler) if keyword.iskeyword(part)]
         why = (
             f"{keywords[0]!r} is a Python keyword, which no module or function can be named (the generated tests"
