@@ -218,3 +218,47 @@ def test_two_shared_definitions_whose_generated_types_would_share_a_name_clash(t
         "contracts/_defs/words.yaml:3:3: error [TP216] definition 'word' and 'Word' of contracts/_defs/words.yaml"
         " would both be the generated type Word (each becomes one generated type): rename one"
     ]
+
+
+LOOP_OF_ODD_KEYS: Final = """\
+$defs:
+  Word: {type: string}
+  Ticket:
+    type: object
+    properties:
+      "owner-of": {$ref: "#/$defs/Person"}
+      "state-now": {$ref: "#/$defs/State"}
+      "next-ticket": {$ref: "#/$defs/Ticket"}
+  Person:
+    type: object
+    properties:
+      "open-tickets": {type: array, items: {$ref: "#/$defs/Ticket"}}
+  State: {enum: [open, closed]}
+"""
+
+
+def test_shared_types_whose_keys_are_no_identifiers_import_though_they_name_types_defined_after_them(
+    tmp_path: Path,
+) -> None:
+    import importlib.util
+    import sys
+
+    ticket = "  $defs:\n    Held: {$ref: '_defs/words.yaml#/$defs/Ticket'}\n"
+    contract = _echo().replace("  required: [word]\n", "  required: [word]\n" + ticket, 1)
+    contract = contract.replace("    word: " + WORD, "    word: " + WORD + "\n    held: {$ref: '#/$defs/Held'}", 1)
+    root = _project(tmp_path, {"echo.yaml": contract, "_defs/words.yaml": LOOP_OF_ODD_KEYS})
+    project = load_project(root)
+    assert project.ok, [str(p) for p in project.problems]
+
+    module = tmp_path / "defs.py"
+    module.write_text(project.render()["generated/defs.py"], encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("shared_defs_under_test", module)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loaded
+    try:
+        spec.loader.exec_module(loaded)  # a NameError here: a functional TypedDict named a later type unquoted
+    finally:
+        del sys.modules[spec.name]
+
+    assert {"Ticket", "Person", "State"} <= set(loaded.__all__)

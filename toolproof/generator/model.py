@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from toolproof.generator.naming import class_name, is_identifier, module_name, python_name
-from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef
+from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef, forward_reference
 from toolproof.generator.shared import Definition, schema_paths
 from toolproof.generator.source import Source
 from toolproof.runtime.errors import http_status
@@ -364,6 +364,12 @@ def build_shared_types(contracts: Sequence[Contract]) -> SharedTypes | None:
         ready = ready or aliases[:1]  # a loop of aliases: Python cannot define it anyway
         ordered += ready
         aliases = [a for a in aliases if a not in ready]
+    later = {a.name for a in ordered}  # the module defines its TypedDicts, then its aliases
+    for i in reversed(range(len(typed))):  # a functional TypedDict evaluates its fields where it stands
+        later.add(typed[i].name)
+        if typed[i].functional:
+            fields = tuple(replace(f, annotation=forward_reference(f.annotation, later)) for f in typed[i].fields)
+            typed[i] = replace(typed[i], fields=fields)
     imports = {"TypedDict"} if typed else set()
     return SharedTypes(
         sources=tuple(Stamp(path, sha) for path, sha in sorted(stamps.items())),

@@ -11,7 +11,7 @@ from toolproof.generator.naming import class_name, is_identifier, python_name
 from toolproof.generator.pysource import pystr
 from toolproof.generator.refs import Path, locate, ref_name, resolve
 
-__all__ = ["RESERVED_NAMES", "Field", "TypeBuilder", "TypedDictDef"]
+__all__ = ["RESERVED_NAMES", "Field", "TypeBuilder", "TypedDictDef", "forward_reference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ def _literal(values: list[Any]) -> str:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _forward(annotation: str, later: set[str]) -> str:
+def forward_reference(annotation: str, later: set[str]) -> str:
     """``annotation`` as a string (a forward reference) when it names one of the classes in ``later``."""
     if later.isdisjoint(_NAME.findall(annotation)):
         return annotation
@@ -175,6 +175,6 @@ class TypeBuilder:
         functional = not all(is_identifier(f.name) for f in fields)
         if functional:  # its field types are evaluated where it is defined: a class defined later is named in quotes
             later = self._mine - {d.name for d in self.defs}
-            fields = [replace(f, annotation=_forward(f.annotation, later)) for f in fields]
+            fields = [replace(f, annotation=forward_reference(f.annotation, later)) for f in fields]
         self.defs.append(TypedDictDef(name, doc, tuple(fields), functional))
         return name
