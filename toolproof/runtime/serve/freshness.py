@@ -20,11 +20,22 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from toolproof.runtime.project import ProjectConfig
 
 __all__ = ["stale_contracts"]
 
 _MANIFEST = "MANIFEST.json"
+
+
+def _changed(path: Path, name: str, digest: str, changed: str, run: str) -> list[str]:
+    """``changed`` when ``path`` (shown as ``name``) is not what gen recorded; a line when it cannot be read."""
+    try:
+        actual = _sha256(path.read_bytes())
+    except OSError as exc:
+        return [f"{name} cannot be read ({exc.strerror or exc}); {run}"]
+    return [changed] if actual != digest else []
 
 
 def _sha256(data: bytes) -> str:
@@ -85,27 +96,14 @@ def stale_contracts(config: ProjectConfig) -> list[str]:
         if digest is None:
             lines.append(f"{name} has no generated code; {run}")
             continue
-        try:
-            actual = _sha256(path.read_bytes())
-        except OSError as exc:
-            lines.append(f"{name} cannot be read ({exc.strerror or exc}); {run}")
-            continue
-        if actual != digest:
-            lines.append(f"{name} changed after its code was generated; {run}")
+        lines += _changed(path, name, digest, f"{name} changed after its code was generated; {run}", run)
     shared = sorted([*(folder / "_defs").glob("*.yaml"), *(folder / "_defs").glob("*.yml")])
     for path in shared:  # shared definitions (contracts/_defs/): each contract that uses one records its digest
         name = config.relative(path)
         digest = recorded.pop(name, None)
         if digest is None:
             continue  # no contract uses it (lint says so): no generated code depends on it
-        try:
-            actual = _sha256(path.read_bytes())
-        except OSError as exc:
-            lines.append(f"{name} cannot be read ({exc.strerror or exc}); {run}")
-            continue
-        if actual != digest:
-            lines.append(
-                f"{name} (shared definitions) changed after the code of the contracts using it was generated; {run}"
-            )
+        changed = f"{name} (shared definitions) changed after the code of the contracts using it was generated; {run}"
+        lines += _changed(path, name, digest, changed, run)
     lines += [f"{name} was removed, but its generated code remains; {run}" for name in sorted(recorded)]
     return lines
