@@ -32,9 +32,9 @@ def test_a_known_tool_set_still_serves_its_tools() -> None:
 @pytest.mark.parametrize(
     ("argv", "code"),
     [
-        (["call", "read_file", "--toolset", "nosuch", "--workspace", "."], 2),  # a call that cannot be made
-        (["serve", "mcp", "--toolset", "nosuch", "--workspace", "."], 1),
-        (["serve", "http", "--toolset", "nosuch", "--workspace", "."], 1),
+        (["call", "read_file", "--toolset", "nosuch", "--workspace", "."], 2),  # a usage error on every command
+        (["serve", "mcp", "--toolset", "nosuch", "--workspace", "."], 2),
+        (["serve", "http", "--toolset", "nosuch", "--workspace", "."], 2),
     ],
     ids=["call", "serve mcp", "serve http"],
 )
