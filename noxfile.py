@@ -5,6 +5,8 @@ check = gen_check + contracts + lint + typing + docs + tests, the whole of `make
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.default_venv_backend = "none"
@@ -56,14 +58,16 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """pytest on both cores: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
+    """pytest on every core: unit, golden, generated conformance, bounded fuzz, e2e; coverage held at its floor.
 
     Tests go to whichever worker is free (``--dist loadgroup``); a file whose tests share a module fixture (a built
-    wheel, a server) runs whole on one worker, so it is made once (tests/conftest.py). Coverage counts the
+    wheel, a server) runs whole on one worker, so it is made once (tests/conftest.py). One worker more than cores:
+    the e2e and Node tests wait on pip, npm and servers, and the extra worker fills those waits. Coverage counts the
     toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
     """
     args = session.posargs or ["--cov", "--cov-report=term"]
-    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *args)
+    workers = str((os.cpu_count() or 1) + 1)
+    session.run("pytest", "-n", workers, "--dist", "loadgroup", *args)
 
 
 @nox.session
