@@ -10,8 +10,9 @@ skill should not pay for the catalog and the gate (~8 ms of start-up).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from toolproof.runtime.lazy import lazy_names
 
 if TYPE_CHECKING:
     from toolproof.builtin.skills.catalog import SKILL_FILES, Skill, SkillCatalog, Summary, builtin_skills_dir
@@ -37,11 +38,5 @@ _HOMES = {
 """The module each public name lives in."""
 
 
-def __getattr__(name: str) -> object:
-    """The public name ``name``, imported from its module on first use (then kept here)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
+"""Each public name, imported from its module on first use (then kept here)."""
