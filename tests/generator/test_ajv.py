@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -239,3 +239,16 @@ def test_the_known_differences_from_ajv_stay_as_documented(name: str, compiled: 
 
     assert _lint_accepts_snippet(schema, tmp_path) is lint_accepts
     assert compiled[name][0] is ajv_accepts, compiled[name][1]
+
+
+SHIPPED: Final = ("contract.schema.json", "contract-format.schema.json", "error-meta.schema.json")
+"""The JSON Schemas the package ships for other tools to validate with: contracts, published contracts, `_meta`."""
+
+
+def test_the_schemas_we_ship_compile_under_ajv_strict() -> None:
+    folder = ROOT / "toolproof" / "generator"
+    schemas = {name: json.loads((folder / name).read_text(encoding="utf-8")) for name in SHIPPED}
+
+    verdicts = _ajv(schemas)
+
+    assert {name: error for name, (ok, error) in verdicts.items() if not ok} == {}
