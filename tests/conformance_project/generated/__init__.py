@@ -21,7 +21,7 @@
 # source: contracts/test_input_required_result_elicitation.yaml
 # sha256: e414e8f5e798fe4c12b078b114b51454c9be8bd0e22ca018d2c49e1258c794b9
 # source: contracts/test_input_required_result_multi_round.yaml
-# sha256: 16fdb622b05f8dc5c8ae3b2132f79c1f4412e0289061d84dbd71f64f4ea77f66
+# sha256: 651ce4420c8e6bfe56b7c2c151e949e35c9d3fde7ccf9ad4c62841cc61fa9424
 # source: contracts/test_input_required_result_request_state.yaml
 # sha256: 2182a2810a571a6ddc519c1a748a8b0121c35bd7a6e4407ed1c5f29e14144485
 # source: contracts/test_input_required_result_tampered_state.yaml

@@ -15,4 +15,4 @@ def handle(
         return {"text": "No name, no colour."}
     name = who.value["name"]
     colour = ctx.ask("step2", name=name)
-    return {"text": f"{name} likes {colour.value}." if colour.accepted else f"{name} picked no colour."}
+    return {"text": f"{name} likes {colour.value['color']}." if colour.accepted else f"{name} picked no colour."}

@@ -6,7 +6,9 @@ holds one ``elicitation/create`` request, keyed by the question's name, and whos
 carries the answers given in earlier rounds. The client retries the call with ``inputResponses``
 (each key a question's name, each value an ``ElicitResult``) and the state echoed; the handler runs
 again from the top with every answer. Nothing is kept between the rounds, so any worker can answer
-the retry. The state is integrity-protected (HMAC-SHA256 under the server's key) and bound to the
+the retry. The state is integrity-protected (HMAC-SHA256 under a key derived from the server's secret:
+``$TOOLPROOF_GATE_SECRET``, or what a ``--workers`` supervisor hands its workers, else one random per
+process, which only that process can verify) and bound to the
 tool, a digest of its arguments, the caller (the OAuth subject, if any) and an expiry of
 ``STATE_TTL`` seconds: a state that fails any of these is refused with -32602. Unknown
 ``inputResponses`` keys are ignored; an answer to a question that does not fit its form is -32602;
