@@ -28,10 +28,6 @@ does not fit) ends the call in the catalogued ``input_unavailable``, saying why.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import json
 import os
 import threading
@@ -91,7 +87,8 @@ class Elicitation:
 
     def __init__(self, runtime: Runtime, secret: bytes | None = None, timeout: float = ASK_TIMEOUT) -> None:
         self.runtime = runtime
-        self._key = hmac.new(secret or os.urandom(32), b"toolproof mcp requestState", hashlib.sha256).digest()
+        self._secret = secret or os.urandom(32)
+        self._key: bytes | None = None
         self.timeout = timeout
         self._forms = {
             (spec.name, name): SchemaValidator(ask.schema) for spec in runtime.specs for name, ask in spec.asks.items()
@@ -144,8 +141,19 @@ class Elicitation:
             "requestState": self._seal(tool, arguments, answers),
         }
 
+    def _mac(self, data: bytes) -> bytes:
+        """HMAC-SHA256 of ``data`` under the requestState key (hashlib loads OpenSSL: not before a state is made)."""
+        import hashlib
+        import hmac
+
+        if self._key is None:
+            self._key = hmac.new(self._secret, b"toolproof mcp requestState", hashlib.sha256).digest()
+        return hmac.new(self._key, data, hashlib.sha256).digest()
+
     def _binding(self, tool: str, arguments: Mapping[str, Any]) -> str:
         """What a state is bound to: the tool, its arguments and the caller, as a digest."""
+        import hashlib
+
         caller = current_caller()
         subject = caller.subject if caller is not None else None
         text = json.dumps([tool, arguments, subject], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -158,8 +166,7 @@ class Elicitation:
             "r": {name: answer.to_wire() for name, answer in answers.items()},
         }
         data = json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        mac = hmac.new(self._key, data, hashlib.sha256).digest()
-        return f"{_b64(data)}.{_b64(mac)}"
+        return f"{_b64(data)}.{_b64(self._mac(data))}"
 
     def _unseal(self, state: Any, tool: str, arguments: Mapping[str, Any]) -> dict[str, Answer]:
         """The answers a ``requestState`` this server sealed carries.
@@ -172,9 +179,11 @@ class Elicitation:
         data_text, mac_text = state.split(".")
         try:
             data, mac = _unb64(data_text), _unb64(mac_text)
-        except (ValueError, binascii.Error):
+        except ValueError:  # binascii.Error is one
             raise InputProblem("Invalid params: requestState is not one this server issued") from None
-        if not hmac.compare_digest(mac, hmac.new(self._key, data, hashlib.sha256).digest()):
+        import hmac
+
+        if not hmac.compare_digest(mac, self._mac(data)):
             raise InputProblem("Invalid params: requestState failed its integrity check (altered, or another server's)")
         body = json.loads(data)
         if body["e"] < time.time():
@@ -259,8 +268,12 @@ class Elicitation:
 
 
 def _b64(data: bytes) -> str:
+    import base64
+
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def _unb64(text: str) -> bytes:
+    import base64
+
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
