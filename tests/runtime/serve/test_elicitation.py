@@ -9,20 +9,27 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import ElicitRequestParams, ElicitResult
 
+from tests.asgi import post_json
 from toolproof.runtime.errors import INPUT_UNAVAILABLE
 from toolproof.runtime.host import HostOptions
 from toolproof.runtime.project import activate, load_config
 from toolproof.runtime.serve import elicitation
+from toolproof.runtime.serve.http import HttpLimits
 from toolproof.runtime.serve.mcp import ERROR_META_KEY, McpServer
 from toolproof.runtime.serve.stdio import serve_stdio
+from toolproof.runtime.serve.streamable import StreamableMcp
 from toolproof.runtime.toolbox import open_runtime
 
 PROJECT = Path(__file__).parents[2] / "conformance_project" / "pyproject.toml"
@@ -345,3 +352,53 @@ def test_a_2025_answer_that_cannot_be_used_ends_the_call_in_input_unavailable(
 def test_a_response_to_nothing_asked_is_ignored(modern: McpServer) -> None:
     assert modern.answer({"jsonrpc": "2.0", "id": "toolproof-ask-00", "result": {"action": "accept"}}) is None
     assert not modern.elicitation.replied({"jsonrpc": "2.0", "id": 3, "result": {}})
+
+
+# The official MCP Python SDK client over real stdio: its elicitation callback answers in both eras.
+
+SERVE = [sys.executable, "-m", "toolproof", "serve", "mcp", "--project", str(PROJECT.parent)]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize(("action", "kept"), [("decline", True), ("accept", False)])
+def test_the_sdk_client_is_asked_to_confirm_and_its_answer_decides(
+    notes: Path, mode: str, action: str, kept: bool
+) -> None:
+    asked: list[str] = []
+
+    async def answer(context: Any, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action=action)
+
+    async def session() -> None:
+        command, *args = SERVE
+        server = StdioServerParameters(command=command, args=[*args, "--workspace", str(notes.parent)])
+        with anyio.fail_after(30):
+            async with Client(server, mode=mode, elicitation_callback=answer) as client:
+                assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+                result = await client.call_tool("delete_note", {"title": "groceries"})
+                assert result.is_error is False
+                assert result.structured_content is not None
+                assert result.structured_content["deleted"] is not kept
+
+    anyio.run(session)
+
+    assert asked == ["Delete note 'groceries'? This cannot be undone."]
+    assert (notes / "groceries.md").is_file() is kept
+
+
+def test_a_2025_http_request_that_accepts_no_event_stream_cannot_be_asked(notes: Path) -> None:
+    app = StreamableMcp(_server(notes.parent, handshake=False), HttpLimits())
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "delete_note", "arguments": {"title": "groceries"}},
+    }
+
+    status, answer = post_json(app, "/mcp", call, {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+
+    assert status == 200
+    assert answer["result"]["_meta"][ERROR_META_KEY]["code"] == INPUT_UNAVAILABLE
+    assert "its request accepts no text/event-stream answer" in answer["result"]["content"][0]["text"]
+    assert (notes / "groceries.md").is_file()
