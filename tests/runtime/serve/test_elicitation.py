@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
@@ -362,7 +362,7 @@ SERVE = [sys.executable, "-m", "toolproof", "serve", "mcp", "--project", str(PRO
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize(("action", "kept"), [("decline", True), ("accept", False)])
 def test_the_sdk_client_is_asked_to_confirm_and_its_answer_decides(
-    notes: Path, mode: str, action: str, kept: bool
+    notes: Path, mode: str, action: Literal["accept", "decline"], kept: bool
 ) -> None:
     asked: list[str] = []
 
