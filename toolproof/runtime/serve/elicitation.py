@@ -156,7 +156,9 @@ class Elicitation:
 
         caller = current_caller()
         subject = caller.subject if caller is not None else None
-        text = json.dumps([tool, arguments, subject], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(
+            [tool, arguments, subject], sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr
+        )  # ``repr``: arguments the runtime will refuse (beyond the JSON reader's bounds) still bind
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _seal(self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Answer]) -> str:

@@ -43,6 +43,10 @@ transport passes to ``answer``: progress only when the request carried a
 stateless HTTP core, which cannot keep one client's level apart from another's,
 ``STATELESS_LOG_LEVEL`` for every 2025 request).
 
+A tool whose contract declares questions (``asks``, ``ToolContext.ask``) asks the client through
+``elicitation``: a 2026-07-28 ``input_required`` result, or a 2025 ``elicitation/create`` request sent
+through ``notify`` and answered by a response this core hands back (``Elicitation.replied``).
+
 A batch's answers together are bounded as one result is (the runtime's
 ``max_result_bytes`` on stdio; what HTTP may have in flight, less, on
 Streamable HTTP): a call whose answer would pass what is left is answered, by
