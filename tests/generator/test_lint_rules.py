@@ -184,6 +184,24 @@ CASES: dict[str, Case] = {
         "no loss of openai; remove it",
         settings='[tool.toolproof]\nexport = {accept-losses = {openai = ["echo:input/properties/nope:minLength"]}}\n',
     ),
+    "TP550": Case(
+        {"echo.yaml": _echo(extra="asks:\n  pick: {kind: choice, message: Which one?}\n")},
+        "contracts/echo.yaml:19:9: error [TP550] question 'pick' is a choice: list its choices",
+    ),
+    "TP551": Case(
+        {
+            "echo.yaml": _echo().replace(
+                "    input: {word: hi}", "    input: {word: hi}\n    answers: [{ask: proceed, action: accept}]"
+            )
+        },
+        "contracts/echo.yaml:17:21: error [TP551] the answer names question 'proceed', which the contract does not ask"
+        " (it declares no asks)",
+    ),
+    "TP552": Case(
+        {"echo.yaml": _echo(extra='asks:\n  proceed: {kind: confirm, message: "Echo {word}?"}\n')},
+        "contracts/echo.yaml:19:3: warning [TP552] no example answers question 'proceed': script the answer in one"
+        " (answers: [{ask: proceed, ...}])",
+    ),
 }
 
 

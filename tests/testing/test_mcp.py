@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from toolproof.cli import cli
+from toolproof.runtime.project import activate, load_config
 from toolproof.runtime.spec import ToolSpec, load_specs
 from toolproof.testing import ExampleFailure
 from toolproof.testing.mcp import (
@@ -457,3 +458,18 @@ def test_a_stderr_line_of_a_minified_bundle_is_cut_and_a_short_stderr_shown_whol
     bundle = io.BytesIO(b"\n\n" + b"x" * 5_000_000 + b"\n\x1b[31mTypeError: boom\n\n")
 
     assert stderr_excerpt(bundle) == "x" * STDERR_LINE_CHARS + " [...]\n\\x1b[31mTypeError: boom"
+
+
+CONFORMANCE_PROJECT = Path(__file__).parents[1] / "conformance_project"
+
+
+def test_conform_replays_scripted_answers_against_a_server_that_asks_by_elicitation() -> None:
+    project = load_config(CONFORMANCE_PROJECT / "pyproject.toml")
+    activate(project)
+    specs = [spec for spec in load_specs(project.package) if spec.name == "delete_note"]
+    command = f"{sys.executable} -m toolproof serve mcp --project {{project}} --workspace {{workspace}}"
+
+    outcomes = run_conformance(command, specs, jobs=2, project=CONFORMANCE_PROJECT)
+
+    assert [(o.example, o.passed) for o in outcomes if not o.passed] == []
+    assert len(outcomes) == len(specs[0].examples) == 5  # confirmed, declined, cancelled, not askable, missing

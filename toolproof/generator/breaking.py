@@ -195,7 +195,31 @@ def _contract(old: Contract, new: Contract) -> list[Change]:
                 message = f"class {name} is no longer generated in {new.module}.py; code that imports it breaks"
                 out.append(Change("CODE_CLASS_REMOVED", (side,), message))
     _errors(old, new, out)
+    _asks(old, new, out)
     return out
+
+
+def _asks(old: Contract, new: Contract, out: list[Change]) -> None:
+    """New, removed and changed questions (``asks``): a new one breaks a client that cannot answer it."""
+    before, after = old.wire_asks(), new.wire_asks()
+    for name in before:
+        if name not in after:
+            out.append(Change("WIRE_ASK_REMOVED", ("asks",), f"the tool no longer asks '{name}'"))
+    for name, ask in after.items():
+        where = ("asks", name)
+        was = before.get(name)
+        if was is None:
+            message = (
+                f"the tool now asks '{name}'; a client that cannot be asked (no MCP elicitation) gets "
+                "input_unavailable where it got a result"
+            )
+            out.append(Change("WIRE_ASK_ADDED", where, message))
+            continue
+        if (was["kind"], was["schema"]) != (ask["kind"], ask["schema"]):
+            message = f"question '{name}' changed its kind or form; answers made for the old form are refused"
+            out.append(Change("WIRE_ASK_FORM_CHANGED", where, message))
+        if was["message"] != ask["message"]:
+            out.append(Change("WIRE_ASK_MESSAGE_CHANGED", (*where, "message"), f"question '{name}' message changed"))
 
 
 # -- what providers receive ---------------------------------------------------------------------------------------

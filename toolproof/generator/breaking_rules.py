@@ -118,6 +118,10 @@ _TABLE: Final = (
     Rule("WIRE_OUTPUT_UNION_CHANGED", _WIRE, _E, "The anyOf/oneOf/allOf branches of an output value changed."),
     Rule("WIRE_FORMAT_CHANGED", _WIRE, _W, "An unchecked format changed, or a checked one became another."),
     Rule("WIRE_KEYWORD_CHANGED", _WIRE, _W, "Another validation keyword changed; not compared in detail."),
+    Rule("WIRE_ASK_ADDED", _WIRE, _E, "The tool asks the client a new question; clients that cannot answer fail."),
+    Rule("WIRE_ASK_REMOVED", _WIRE, _I, "The tool no longer asks a question."),
+    Rule("WIRE_ASK_FORM_CHANGED", _WIRE, _E, "A question's kind or form changed; answers made for the old one break."),
+    Rule("WIRE_ASK_MESSAGE_CHANGED", _WIRE, _I, "A question's message changed; the user reads another text."),
     Rule("ERRORS_CODE_REMOVED", _ERRORS, _E, "An error code was removed from the catalogue."),
     Rule("ERRORS_CODE_ADDED", _ERRORS, _W, "An error code was added; callers that branch exhaustively miss it."),
     Rule("ERRORS_PARAM_REMOVED", _ERRORS, _E, "An error's message no longer names a parameter."),
@@ -335,6 +339,28 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "    tags: {type: array, items: {type: string}, uniqueItems: false}\n# after\ninput:\n"
         "  properties:\n    tags: {type: array, items: {type: string}, uniqueItems: true}",
         "Review the change by hand: toolproof does not compare this keyword in detail.",
+    ),
+    "WIRE_ASK_ADDED": RuleDoc(
+        "# before: no asks\n# after\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}",
+        f"{_MAJOR} compatibility: a call that needed no answer now asks one, and a client that can be asked "
+        "neither way (no MCP elicitation: the CLI, REST, provider adapters, MCP clients without the capability) gets "
+        "`input_unavailable` where it used to get a result. Every new question is reported: toolproof cannot tell "
+        "from the contract on which inputs the handler asks it.",
+    ),
+    "WIRE_ASK_REMOVED": RuleDoc(
+        "# before\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\n# after: no asks",
+        _NOTHING,
+    ),
+    "WIRE_ASK_FORM_CHANGED": RuleDoc(
+        "# before\nasks:\n  tone: {kind: choice, choices: [calm, loud], message: \"Which tone?\"}\n# after\n"
+        "asks:\n  tone: {kind: choice, choices: [calm, shouted], message: \"Which tone?\"}",
+        f"{_MAJOR} the form: clients and scripts that answer it automatically send values the new form refuses "
+        "(an answer that does not fit is refused).",
+    ),
+    "WIRE_ASK_MESSAGE_CHANGED": RuleDoc(
+        "# before\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\n# after\n"
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}' out loud?\"}",
+        _NOTHING,
     ),
     "ERRORS_CODE_REMOVED": RuleDoc(
         "# before\nerrors:\n  too_long: {message: \"The word '{word}' is too long\", hint: Shorten it.}\n"

@@ -135,6 +135,10 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
         Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
+        # 55: multi-round input (asks)
+        Rule("TP550", "ask-form", _E, "A question lacks what its kind needs, or its form is not an elicitation form."),
+        Rule("TP551", "example-answers", _E, "A scripted answer names no question, or its value breaks the form."),
+        Rule("TP552", "unscripted-ask", _W, "A question no example answers: conformance never replays it."),
     )
 }
 # fmt: on
@@ -548,6 +552,39 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
         "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
         "it. Lint reads the module's source and runs none of it.",
+    ),
+    # 55: multi-round input (asks)
+    "TP550": RuleDoc(
+        "asks:\n  folder:\n    kind: choice          # no choices\n    message: Move the note to which folder?\n"
+        "  address:\n    kind: value\n    message: Where to?\n    schema:\n      type: object\n      properties:\n"
+        "        street: {type: object}   # a nested object\n"
+        "# error [TP550] question 'folder' is a choice: list its choices\n"
+        "# error [TP550] the form of question 'address': field 'street' must be a string, number, integer or\n"
+        "#   boolean field, or an array of enum strings (a multi-select): forms do not nest",
+        "Give a `choice` its `choices`, a `value` its `schema`, and a `confirm` neither. A value's schema is the form "
+        "the client shows (MCP elicitation's `requestedSchema`): an object whose fields are strings, numbers, "
+        "integers, booleans, enums or multi-selects, with no nesting; ask for a nested value field by field.",
+    ),
+    "TP551": RuleDoc(
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\nexamples:\n"
+        "  - name: echoes once confirmed\n    input: {word: hi}\n"
+        "    answers:\n      - {ask: confirm_the_echo, action: accept}   # a name the contract does not ask\n"
+        "    expect: {output: {echo: hi}}\n"
+        "# error [TP551] the answer names question 'confirm_the_echo', which the contract does not ask\n"
+        "#   (it asks confirm_echo)",
+        "Name a question under `asks`. With `accept`, give a choice the chosen value (one of its `choices`) and a "
+        "value its form's fields (`value: {name: Ada}`), each fitting the form; a confirmation, a `decline` and a "
+        "`cancel` carry no value.",
+    ),
+    "TP552": RuleDoc(
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\nexamples:\n"
+        "  - name: echoes\n    input: {word: hi}   # answers nothing: runs as a client that\n"
+        "    expect: {error: input_unavailable}   #   cannot be asked\n"
+        "# warning [TP552] no example answers question 'confirm_echo': script the answer in one\n"
+        "#   (answers: [{ask: confirm_echo, ...}])",
+        "Add an example whose `answers` script the client's answer to the question (`accept`, and a `decline` or "
+        "`cancel` where the tool must then not act): the generated tests and `toolproof conform` replay it, so the "
+        "question and what the tool does with each answer are tested.",
     ),
 }
 # fmt: on

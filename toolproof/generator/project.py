@@ -259,21 +259,36 @@ def _line_length(root: Path) -> int:
     """The ruff ``line-length`` the project's files are formatted with; ruff's default, 88, without one.
 
     Found as ruff finds its configuration: the nearest folder, from the project's up, with a ruff.toml, a
-    .ruff.toml or a pyproject.toml holding a [tool.ruff] table.
+    .ruff.toml or a pyproject.toml holding a [tool.ruff] table; one that sets no line-length but ``extend``\\ s
+    another file takes that file's.
     """
     for folder in (root.resolve(), *root.resolve().parents):
         for name, table in (("ruff.toml", ()), (".ruff.toml", ()), ("pyproject.toml", ("tool", "ruff"))):
-            try:
-                data: Any = tomllib.loads((folder / name).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
-            for key in table:
-                data = data.get(key) if isinstance(data, dict) else None
-            if isinstance(data, dict):
-                length = data.get("line-length")
-                if isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320:
-                    return length
-                return 88
+            length = _ruff_length(folder / name, table)
+            if length is not None:
+                return length
+    return 88
+
+
+def _ruff_length(path: Path, table: tuple[str, ...], depth: int = 0) -> int | None:
+    """The line-length the ruff settings in ``path`` (under ``table``) give; None when it holds none."""
+    try:
+        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    for key in table:
+        data = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    length = data.get("line-length")
+    if isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320:
+        return length
+    extend = data.get("extend")
+    if "line-length" not in data and isinstance(extend, str) and depth < 8:
+        target = path.parent / extend
+        inherited = _ruff_length(target, ("tool", "ruff") if target.name == "pyproject.toml" else (), depth + 1)
+        if inherited is not None:
+            return inherited
     return 88
 
 

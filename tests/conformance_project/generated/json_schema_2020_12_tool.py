@@ -3,9 +3,7 @@
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 76f1b77c60db59855b8b1b87d16fa3c6684544daec4025a60a495839c2699374
 
-"""Types, error factories and handler protocol of the `json_schema_2020_12_tool` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `json_schema_2020_12_tool` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -55,13 +53,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `json_schema_2020_12_tool`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `json_schema_2020_12_tool`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: JsonSchema202012ToolInput,
-        ctx: ToolContext,
-        /,
-    ) -> JsonSchema202012ToolOutput: ...
+    def __call__(self, args: JsonSchema202012ToolInput, ctx: ToolContext, /) -> JsonSchema202012ToolOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_audio_content.yaml
 # sha256: e830a7fd8401b4510a6e7844be8d8946ca609ec201b64a9ff425c7bff0e691c4
 
-"""Types, error factories and handler protocol of the `test_audio_content` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_audio_content` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_audio_content`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_audio_content`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestAudioContentInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestAudioContentOutput: ...
+    def __call__(self, args: TestAudioContentInput, ctx: ToolContext, /) -> TestAudioContentOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_embedded_resource.yaml
 # sha256: 2560241b69fb7509ea18f12c780f173c20debd57c167097c4dc871b2b34284a4
 
-"""Types, error factories and handler protocol of the `test_embedded_resource` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_embedded_resource` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_embedded_resource`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_embedded_resource`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestEmbeddedResourceInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestEmbeddedResourceOutput: ...
+    def __call__(self, args: TestEmbeddedResourceInput, ctx: ToolContext, /) -> TestEmbeddedResourceOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_image_content.yaml
 # sha256: 829e13631a9d736ba770c60df17d5425e2f19328389132e8dfe665f60cafe52b
 
-"""Types, error factories and handler protocol of the `test_image_content` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_image_content` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_image_content`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_image_content`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestImageContentInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestImageContentOutput: ...
+    def __call__(self, args: TestImageContentInput, ctx: ToolContext, /) -> TestImageContentOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_logging_tool.yaml
 # sha256: 9ce6b6f0f81067de7969bdf60ff90278a4e1f4f6ebe491eb43e552bb36121369
 
-"""Types, error factories and handler protocol of the `test_logging_tool` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_logging_tool` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_logging_tool`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_logging_tool`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestLoggingToolInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestLoggingToolOutput: ...
+    def __call__(self, args: TestLoggingToolInput, ctx: ToolContext, /) -> TestLoggingToolOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_simple_text.yaml
 # sha256: af1e831ed22a7c63dab21a78d7b09dc6f932db4d1479b7964235944ddaaf5b94
 
-"""Types, error factories and handler protocol of the `test_simple_text` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_simple_text` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_simple_text`: validated arguments in, output out, or a catalogued
-    error raised.
-    """
+    """Serves `test_simple_text`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestSimpleTextInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestSimpleTextOutput: ...
+    def __call__(self, args: TestSimpleTextInput, ctx: ToolContext, /) -> TestSimpleTextOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_tool_with_logging.yaml
 # sha256: e8a0f843e7d56209f795e5019fe7c339a8057c73cf3a0cf5addb90142c0e6d03
 
-"""Types, error factories and handler protocol of the `test_tool_with_logging` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_tool_with_logging` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_tool_with_logging`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_tool_with_logging`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestToolWithLoggingInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestToolWithLoggingOutput: ...
+    def __call__(self, args: TestToolWithLoggingInput, ctx: ToolContext, /) -> TestToolWithLoggingOutput: ...

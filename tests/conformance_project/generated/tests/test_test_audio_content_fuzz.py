@@ -3,9 +3,7 @@
 # source: contracts/test_audio_content.yaml
 # sha256: e830a7fd8401b4510a6e7844be8d8946ca609ec201b64a9ff425c7bff0e691c4
 
-"""Fuzz tests of `test_audio_content`: arguments drawn from its input schema end in
-an output or a catalogued error.
-"""
+"""Fuzz tests of `test_audio_content`: arguments drawn from its input schema end in an output or a catalogued error."""
 
 from __future__ import annotations
 
@@ -27,10 +25,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_audio_content", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_audio_content", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +35,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_audio_content", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_audio_content", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

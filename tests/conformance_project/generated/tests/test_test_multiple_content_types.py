@@ -3,9 +3,7 @@
 # source: contracts/test_multiple_content_types.yaml
 # sha256: 8acf9276937c5427fb6e0befb6b4b6f656b831f74da02ca8e0c4fbe7c547b90b
 
-"""Conformance tests of `test_multiple_content_types`: one per example of its
-contract.
-"""
+"""Conformance tests of `test_multiple_content_types`: one per example of its contract."""
 
 from __future__ import annotations
 
@@ -29,9 +27,4 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_test_multiple_content_types(example: str, tmp_path: Path) -> None:
-    run_example(
-        "test_multiple_content_types",
-        example,
-        tmp_path,
-        project=Path(__file__),
-    )
+    run_example("test_multiple_content_types", example, tmp_path, project=Path(__file__))
