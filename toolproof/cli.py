@@ -30,6 +30,7 @@ _COMMANDS = {
     "call": "toolproof.runtime.serve.oneshot",
     "serve": "toolproof.runtime.serve.commands",
     "conform": "toolproof.testing.commands",
+    "verify": "toolproof.testing.commands",
     "toolsets": "toolproof.runtime.serve.commands",
     "skills": "toolproof.runtime.serve.commands",
 }
