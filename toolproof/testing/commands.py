@@ -154,10 +154,7 @@ def verify(command: str, lock: Path | None, timeout: float, project: Path | None
         sys.exit(2)
     differences = digest_differences(pins, listed)
     for name in sorted({*pins, *(tool["name"] for tool in listed)}):
-        click.echo(
-            f"{'CHANGED' if name in differences else 'OK'} {name}"
-            + (f": {differences[name]}" if name in differences else "")
-        )
+        click.echo(f"DIFFERS {name}: {differences[name]}" if name in differences else f"OK {name}")
     click.echo(f"{lock}: {len(pins)} pinned, {len(listed)} served, {len(differences)} difference(s)")
     if differences:
         sys.exit(1)
