@@ -276,7 +276,8 @@ def test_a_server_that_negotiated_2025_06_18_still_owes_the_output_schema_and_st
     outcomes = run_conformance(_bent("foreign,unstructured", "2025-06-18"), _specs("get_skill"), jobs=4)
 
     failed = {o.example: o.detail for o in outcomes if not o.passed}
-    assert set(failed) == {SCHEMAS, DEFINITION} | _examples(_specs("get_skill")[0], None)
+    assert set(failed) == {SCHEMAS, DEFINITION, DIGEST} | _examples(_specs("get_skill")[0], None)
+    assert failed[DIGEST].endswith(f"; the pin is {_pinned('get_skill')}")
     assert failed[DEFINITION] == "tools/list gives 'get_skill' no title; the contract's is \"Get skill\""
     assert failed[SCHEMAS].startswith("tools/list gives 'get_skill' no outputSchema; the contract's is {")
     assert "a successful result without structuredContent" in failed["reads a skill's documentation"]
@@ -348,7 +349,9 @@ def test_blank_lines_between_messages_are_skipped() -> None:
 def test_schemas_that_differ_only_in_annotations_and_type_spelling_pass_the_listing() -> None:
     outcomes = run_conformance(_bent("foreign,annotated"), _specs("get_skill", "read_file"), jobs=4)
 
-    assert _failures(outcomes) == []
+    assert _failures([o for o in outcomes if o.example != DIGEST]) == []
+    # the digest is exact: a client that pinned it sees another definition, however little its meaning changed
+    assert sorted(o.tool for o in outcomes if o.example == DIGEST) == ["get_skill", "read_file"]
 
 
 def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
