@@ -134,6 +134,7 @@ def verify(command: str, lock: Path | None, timeout: float, project: Path | None
     the server cannot be listed.
     """
     from toolproof.runtime.digests import LOCK_FILE, LockError, digest_differences, read_lock
+    from toolproof.runtime.printable import printable
     from toolproof.testing.mcp import served_tools
 
     if lock is None:
@@ -154,7 +155,8 @@ def verify(command: str, lock: Path | None, timeout: float, project: Path | None
         sys.exit(2)
     differences = digest_differences(pins, listed)
     for name in sorted({*pins, *(tool["name"] for tool in listed)}):
-        click.echo(f"DIFFERS {name}: {differences[name]}" if name in differences else f"OK {name}")
+        # a server names its tools: one printable line each, whatever it put in a name
+        click.echo(printable(f"DIFFERS {name}: {differences[name]}" if name in differences else f"OK {name}"))
     click.echo(f"{lock}: {len(pins)} pinned, {len(listed)} served, {len(differences)} difference(s)")
     if differences:
         sys.exit(1)
