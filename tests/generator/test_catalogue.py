@@ -129,7 +129,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             page.on("request", lambda r: None if r.url.startswith("file:") else problems.append(f"request: {r.url}"))
-            page.problems = problems
+            page.problems = problems  # type: ignore[attr-defined]
             yield page
         finally:
             browser.close()
