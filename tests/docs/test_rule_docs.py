@@ -87,6 +87,7 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP407": "an earlier revision",
     "TP408": "the handlers package",
     "TP411": "the project's settings",
+    **dict.fromkeys(("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"), "the project's settings"),
 }
 """Rules whose example is not a part of one contract, with what it is instead."""
 

@@ -228,6 +228,10 @@ ELSEWHERE = {
     "TP409": "tests/generator/test_lint_silent_failures.py: it needs a handlers package",
     "TP410": "tests/generator/test_lint_silent_failures.py: it needs a resource factory",
     "TP411": "tests/generator/test_lint_silent_failures.py: it needs the project's settings",
+    **dict.fromkeys(
+        ("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"),
+        "tests/generator/test_publishing.py: it needs the project's [project] and publish settings",
+    ),
 }
 """Rules whose cases need more than a contracts folder, and the test that holds them."""
 

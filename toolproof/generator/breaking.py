@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from toolproof.generator.breaking_rules import RULES, BreakingError, Category, Severity
-from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions, tool_digest
 from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.model import Contract, build_shared_types, shared_class
 from toolproof.generator.pytypes import TypeBuilder
@@ -223,6 +223,18 @@ def _asks(old: Contract, new: Contract, out: list[Change]) -> None:
 
 
 # -- what providers receive ---------------------------------------------------------------------------------------
+
+
+def _digest(old: Contract, new: Contract) -> list[Change]:
+    """``EXPORT_DIGEST_CHANGED`` when the tool's pinned digest (``exports.tool_digest``) differs."""
+    before, after = tool_digest(old), tool_digest(new)
+    if before == after:
+        return []
+    message = (
+        f"the tool's pinned digest {before[:19]}… → {after[:19]}…; clients that pinned it (tools.lock.json)"
+        " see a changed definition: review it, then pin the new digest"
+    )
+    return [Change("EXPORT_DIGEST_CHANGED", ("name",), message)]
 
 
 def _entries(fmt: str, data: Any) -> dict[str, Mapping[str, Any]]:
@@ -439,7 +451,7 @@ def compare(
             where = Where(c.source, *c.where(("name",)))
             findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' {added}", levels))
             continue
-        changes = _contract(before[c.name], c) + exports.get(c.name, [])
+        changes = _contract(before[c.name], c) + exports.get(c.name, []) + _digest(before[c.name], c)
         shared_files = {d.file for d in c.shared.values()}
         for finding in _judge(before[c.name], c, changes, levels):
             if finding.where.file in shared_files:

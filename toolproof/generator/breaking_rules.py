@@ -142,6 +142,7 @@ _TABLE: Final = (
     Rule("EXPORT_NEED_ADDED", _EXPORT, _E, "The tool needs a new resource; hosts without it no longer list it."),
     Rule("EXPORT_STRICT_LOST", _EXPORT, _W, "A provider export is no longer strict."),
     Rule("EXPORT_LOSS_ADDED", _EXPORT, _W, "A provider export loses something it did not lose before."),
+    Rule("EXPORT_DIGEST_CHANGED", _EXPORT, _I, "The tool's pinned digest changed: clients that pinned it re-pin."),
     Rule("CODE_CLASS_REMOVED", _CODE, _E, "A generated TypedDict is no longer generated (or was renamed)."),
     Rule("CODE_FIELD_TYPE_CHANGED", _CODE, _W, "The Python annotation of a generated TypedDict field changed."),
     Rule("CODE_FACTORY_PARAM_ADDED", _CODE, _E, "An error factory takes a new keyword its callers do not pass."),
@@ -459,6 +460,12 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "# before\ninput:\n  properties:\n    limit: {type: integer}\n# after\ninput:\n  properties:\n"
         "    limit: {type: integer, maximum: 100}",
         "Accept the loss for that provider in the settings, or avoid the keyword.",
+    ),
+    "EXPORT_DIGEST_CHANGED": RuleDoc(
+        "# before\ndescription: Echo a word.\n# after\ndescription: Echo a word back, unchanged.",
+        "Nothing to fix in the contract: any change to the tool's name, title, description, schemas or "
+        "annotations changes its digest. Tell the teams that pinned the tool (`tools.lock.json`, "
+        "`toolproof verify`) so they review the new definition and pin its digest.",
     ),
     "CODE_CLASS_REMOVED": RuleDoc(
         "# before\noutput:\n  properties:\n    stats:\n      type: object\n"

@@ -30,6 +30,7 @@ from toolproof.generator.model import Contract, build_contract
 from toolproof.generator.naming import tool_files
 from toolproof.generator.openapi import api_info
 from toolproof.generator.problems import Level, Problem, rule
+from toolproof.generator.publishing import publish_settings
 from toolproof.generator.render import export_all, losses_of, render_all
 from toolproof.generator.shared import bundle, load_shared
 from toolproof.generator.source import Interned, Source, load_source
@@ -87,7 +88,10 @@ class Project:
             api = api_info(config)
             languages = config.export.get("languages", [])
             languages = tuple(lang for lang in ("typescript",) if isinstance(languages, list) and lang in languages)
-            self._layout = Layout(folder, config.package, config.command, api, width, inside, config.exports, languages)
+            publish = publish_settings(config)[0]
+            self._layout = Layout(
+                folder, config.package, config.command, api, width, inside, config.exports, languages, publish
+            )
         return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:
@@ -603,6 +607,7 @@ def load_project(
         project.problems.extend(_handler_problems(config, project.contracts))
         project.problems.extend(_factory_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
+        project.problems.extend(publish_settings(config)[1])
         if project.ok and project.contracts:
             project.problems.extend(
                 _export_problems(

@@ -54,7 +54,7 @@ from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ToolSpec
 from toolproof.testing.answers import expectation, missing, read_result
 from toolproof.testing.fixtures import lay_fixtures
-from toolproof.testing.listing import definition_differences, schema_difference
+from toolproof.testing.listing import definition_differences, digest_difference, schema_difference
 from toolproof.testing.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
@@ -68,6 +68,7 @@ from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, n
 
 __all__ = [
     "DEFINITION",
+    "DIGEST",
     "LISTING",
     "PLACEHOLDERS",
     "SCHEMAS",
@@ -75,6 +76,7 @@ __all__ = [
     "command_words",
     "listed_tools",
     "run_conformance",
+    "served_tools",
     "stderr_excerpt",
     "write_junit",
 ]
@@ -504,6 +506,11 @@ DEFINITION: Final = "the server lists the contract's title, description and anno
 (reported only then)."""
 
 
+DIGEST: Final = "the server lists the pinned definition"
+"""The name of the outcome that says a listed tool's digest is not the one the project's lock file pins
+(reported only then)."""
+
+
 def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
     """The names a server started by ``command`` lists in ``tools/list`` (empty folders for its roots).
 
@@ -511,6 +518,18 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
         OSError, ValueError: the server cannot be started or does not answer as MCP.
     """
     return set(_listing(command, timeout, project)[1])
+
+
+def served_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> list[Mapping[str, Any]]:
+    """The ``tools/list`` entries of a server started by ``command`` (every page), by name.
+
+    Raises:
+        OSError, ValueError: the server cannot be started or does not answer as MCP.
+    """
+    try:
+        return [tool for _, tool in sorted(_listing(command, timeout, project)[1].items())]
+    except (_ServerError, _RpcError) as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, dict[str, Mapping[str, Any]]]:
@@ -560,6 +579,15 @@ def _definition_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str
     return Outcome(spec.name, DEFINITION, False, "; ".join(problems), time.monotonic() - started)
 
 
+def _digest_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, started: float) -> Outcome | None:
+    """A failed ``DIGEST`` outcome when the listed definition's digest is not the pinned one."""
+    try:
+        problem = digest_difference(spec, listed, revision)
+    except (RegistryError, ValueError) as exc:
+        problem = f"the contract's lock file cannot be read: {exc}"
+    return None if problem is None else Outcome(spec.name, DIGEST, False, problem, time.monotonic() - started)
+
+
 def run_conformance(
     command: str,
     specs: Sequence[ToolSpec],
@@ -575,8 +603,8 @@ def run_conformance(
     not list fails once (``LISTING``), naming the tool, and its examples are not
     replayed; a listed tool whose input or output schema is not the contract's
     fails once (``SCHEMAS``), naming the first difference, and one whose title,
-    description or annotations are not fails once (``DEFINITION``), naming each;
-    its examples run.
+    description or annotations are not fails once (``DEFINITION``), naming each,
+    and one whose digest is not the one the project's lock file pins fails once (``DIGEST``); its examples run.
     ``project`` (the folder of the contracts' project) reaches each server as
     ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
 
@@ -599,6 +627,7 @@ def run_conformance(
             found = [
                 _schema_outcome(spec, listed[spec.name], revision, started),
                 _definition_outcome(spec, listed[spec.name], revision, started),
+                _digest_outcome(spec, listed[spec.name], revision, started),
             ]
         else:
             detail = problem or (
