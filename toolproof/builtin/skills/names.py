@@ -8,16 +8,16 @@ does not import the catalog and the frontmatter parser (~6 ms) to check a name.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.printable import is_printable
 
 __all__ = ["look_alike_key", "look_alike_winner", "look_alike_winners", "skill_name_problem"]
 
-_NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
+_NOT_UTF8: Final = LazyPattern("[\udc80-\udcff]")
 """What ``os.listdir`` makes of bytes that are not UTF-8 (surrogate escapes)."""
 
 
