@@ -59,7 +59,6 @@ _UNSAFE_BUT_TAB: Final = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f"
     "\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
 )
-_NEEDS_QUOTES: Final = LazyPattern('[ "=]')
 _LINE_BREAK: Final = LazyPattern("\r?\n")
 
 
@@ -78,12 +77,21 @@ def printable(text: str) -> str:
 
     The result is one line of encodable text; distinct inputs stay distinct.
     """
+    if _printable_ascii(text):  # the usual case, without the pattern (whose compile costs ~0.5 ms)
+        return text
     return _UNSAFE.sub(_escape, text)
 
 
 def is_printable(text: str) -> bool:
     """Whether ``printable`` would leave ``text`` unchanged."""
+    if text.isascii():
+        return _printable_ascii(text)
     return _UNSAFE.search(text) is None
+
+
+def _printable_ascii(text: str) -> bool:
+    """Whether ``text`` is ASCII that ``_UNSAFE`` does not match: no C0 control, no DEL, no backslash."""
+    return text.isascii() and text.isprintable() and "\\" not in text
 
 
 def one_line(text: str) -> str:
@@ -126,7 +134,7 @@ def printable_field(text: str) -> str:
     inside escaped as ``\\x22``), so it cannot forge the fields after it.
     """
     safe = printable(text)
-    if safe and _NEEDS_QUOTES.search(safe) is None:
+    if safe and " " not in safe and '"' not in safe and "=" not in safe:
         return safe
     return '"' + safe.replace('"', "\\x22") + '"'
 

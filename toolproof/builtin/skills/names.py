@@ -27,7 +27,7 @@ def skill_name_problem(name: str) -> str | None:
     Every skill tool holds to it: a folder the catalog skips for its name is no
     skill that get_skill or read_file_in_skill find either.
     """
-    if _NOT_UTF8.search(name):
+    if not name.isascii() and _NOT_UTF8.search(name):
         return "its name is not valid UTF-8"
     if not is_printable(name):
         return "its name holds line breaks, control or bidi characters, or a backslash"
