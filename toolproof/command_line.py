@@ -64,6 +64,7 @@ def read(args: Sequence[str]) -> CommandLine | None:
     """
     if os.name == "nt" or any(os.environ.get(name) for name in _CLICK_ENV):
         return None  # click expands wildcards on Windows; the variables need click's reading
+    args = list(args)
     if args[:2] == ["serve", "mcp"]:
         line, rest, values, flags = CommandLine(("serve", "mcp")), list(args[2:]), _SERVE_VALUES, _SERVE_FLAGS
     elif args[:1] == ["call"]:

@@ -47,8 +47,6 @@ def call_once(
     Raises:
         CommandUsageError: the tool is not served (unknown, or left out for a need it was not given).
     """
-    from toolproof.runtime.serve.transparency import call_line, result_line
-
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if verbose:  # the audit records join the transparency lines
         logging.getLogger("toolproof.audit").setLevel(logging.INFO)
@@ -67,10 +65,14 @@ def call_once(
             raise CommandUsageError(why)
         raise CommandUsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
     if verbose:
+        from toolproof.runtime.serve.transparency import call_line
+
         echo(call_line(tool, arguments), err=True)
     ready()  # the handler may hold what it must clean up: a Ctrl-C from now on unwinds it
     result = runtime.call(tool, arguments, session=session)
     if verbose:
+        from toolproof.runtime.serve.transparency import result_line
+
         echo(result_line(result), err=True)
     echo(json.dumps(result.to_dict(), ensure_ascii=False))
 
