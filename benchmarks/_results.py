@@ -4,18 +4,22 @@ Each script records its section (``record``): its rows replace that section's
 previous rows in ``benchmarks/results.json``, and ``benchmarks/results.svg`` is
 redrawn from every section, so one ``make bench`` leaves every figure in both.
 A row is a workload and one figure per system, lower is better; ratios are to
-the fastest system of the row, which was measured in the same run.
+the fastest system of the row, which was measured in the same run. Each section
+also records the machine's load (the 1, 5 and 15 minute load averages when the
+script started and when it recorded, and the CPU count): on a shared machine a
+figure means little without it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from html import escape
 from pathlib import Path
 
-__all__ = ["CHART", "RESULTS", "Row", "record", "svg"]
+__all__ = ["CHART", "RESULTS", "Row", "machine_load", "record", "svg"]
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "results.json"
@@ -25,6 +29,9 @@ ORDER = ("peers", "startup", "http", "files", "dispatch", "gen")
 
 Row = tuple[str, str, dict[str, float]]
 """A workload, its unit, and one figure per system (lower is better)."""
+
+_LOAD_AT_START = os.getloadavg()
+"""The load averages when the benchmark script started (it imports this module first)."""
 
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#7f7f7f", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
 _LABEL_W, _BAR_W, _BAR_H, _GAP, _HEADING = 400, 480, 11, 8, 24
@@ -48,6 +55,7 @@ def record(section: str, title: str, rows: list[Row], systems: dict[str, str], *
         "title": title,
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "quick": quick,
+        "machine": machine_load(),
         "systems": systems,
         "rows": [
             {"workload": w, "unit": u, "values": v, "ratio_to_fastest": {s: x / min(v.values()) for s, x in v.items()}}
@@ -57,6 +65,11 @@ def record(section: str, title: str, rows: list[Row], systems: dict[str, str], *
     RESULTS.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     CHART.write_text(svg(_sections(document)), encoding="utf-8")
     print(f"recorded '{section}' in benchmarks/{RESULTS.name} and redrew benchmarks/{CHART.name}")
+
+
+def machine_load() -> dict[str, object]:
+    """The CPU count and the load averages (1, 5, 15 minutes) at the script's start and now."""
+    return {"cpus": os.cpu_count(), "load_at_start": list(_LOAD_AT_START), "load_at_end": list(os.getloadavg())}
 
 
 def _load() -> dict[str, dict[str, dict[str, object]]]:

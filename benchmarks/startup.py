@@ -11,8 +11,9 @@ downloads, as tests/e2e does: no editable-install finder, no ``PYTHONPATH``. Int
 - with ``--against REV``, the wheel and server built from that git revision too, in their own venv,
   so a change's before and after are timed in the same rounds (then nothing is recorded).
 
-Medians in ms and as ratios to the floor measured in the same rounds: the machine is shared, so
-the ratios are the figures to compare across runs.
+Medians in ms and as ratios to the floor measured in the same rounds, in wall time and in CPU time
+(user and system, steadier under load): the machine is shared, so the ratios are the figures to
+compare across runs, and the load averages at the start and the end are printed and recorded.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _results import Row, record
+from _results import Row, machine_load, record
 
 REPO = Path(__file__).resolve().parents[1]
 WHEELHOUSE = Path(sys.prefix) / "wheelhouse"
@@ -112,6 +113,11 @@ def _first_tools_list(argv: list[str], cwd: Path) -> float:
     return elapsed
 
 
+def _loads(loads: object) -> str:
+    assert isinstance(loads, list)
+    return ", ".join(f"{load:.1f}" for load in loads)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -154,7 +160,11 @@ def main() -> None:
                 times[name].append(measure())
                 _CPU.setdefault(name, []).append(_children_cpu() - cpu)
     floor = statistics.median(times["python -c pass (floor)"])
-    print(f"\nStart-up, median of {rounds} interleaved rounds")
+    machine = machine_load()
+    print(
+        f"\nStart-up, median of {rounds} interleaved rounds; {machine['cpus']} CPUs, load average (1, 5, 15 min) "
+        f"{_loads(machine['load_at_start'])} at the start, {_loads(machine['load_at_end'])} at the end"
+    )
     cpu_floor = statistics.median(_CPU["python -c pass (floor)"])
     print(f"{'case':<44} {'ms':>8} {'x floor':>8} {'cpu ms':>8} {'x floor':>8}")
     for name, values in times.items():
@@ -164,12 +174,15 @@ def main() -> None:
         return  # a comparison, not the figures of record
     print("issue 11's targets, 50 and 60 ms, were set where `python -c pass` took 8 ms: 6.25x and 7.5x the floor")
     ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
-    floor_ms = ms["python -c pass (floor)"]
+    cpu_ms = {name: statistics.median(values) * 1000 for name, values in _CPU.items()}
+    floor_ms, floor_cpu = ms["python -c pass (floor)"], cpu_ms["python -c pass (floor)"]
+    one_shot, served = "toolproof call (wheel)", "serve mcp to first tools/list (wheel)"
     rows: list[Row] = [
-        ("one-shot toolproof call", "ms", {"toolproof": ms["toolproof call (wheel)"], "floor": floor_ms}),
-        ("serve mcp to the first tools/list answer", "ms",
-         {"toolproof": ms["serve mcp to first tools/list (wheel)"], "floor": floor_ms}),
-    ]  # fmt: skip
+        ("one-shot toolproof call", "ms", {"toolproof": ms[one_shot], "floor": floor_ms}),
+        ("serve mcp to the first tools/list answer", "ms", {"toolproof": ms[served], "floor": floor_ms}),
+        ("one-shot toolproof call, CPU", "ms CPU", {"toolproof": cpu_ms[one_shot], "floor": floor_cpu}),
+        ("serve mcp to the first tools/list answer, CPU", "ms CPU", {"toolproof": cpu_ms[served], "floor": floor_cpu}),
+    ]
     systems = {"toolproof": "the wheel in a fresh venv", "floor": "python -c pass in that venv"}
     record("startup", "Start-up from a wheel in a fresh venv", rows, systems, quick=options.quick)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -64,6 +65,10 @@ def test_every_section_lands_in_one_results_file_and_one_chart(tmp_path: Path, m
     (row,) = document["sections"]["http"]["rows"]
     assert row["values"] == {"toolproof": 200.0, "floor": 100.0}  # the second run replaced the first
     assert row["ratio_to_fastest"] == {"toolproof": 2.0, "floor": 1.0}
+    machine = document["sections"]["http"]["machine"]  # the load the figures were measured under
+    assert machine["cpus"] == os.cpu_count()
+    assert len(machine["load_at_start"]) == len(machine["load_at_end"]) == 3
+    assert all(isinstance(load, float) and load >= 0 for load in machine["load_at_start"] + machine["load_at_end"])
     chart = ET.fromstring((tmp_path / "results.svg").read_text(encoding="utf-8"))
     texts = [element.text or "" for element in chart.iter("{http://www.w3.org/2000/svg}text")]
     assert texts.index(next(t for t in texts if t.startswith("Peers (quick)"))) < texts.index(

@@ -404,6 +404,15 @@ def _api_pages() -> dict[str, str]:
 # --- benchmarks -------------------------------------------------------------------------------------------
 
 
+def _load(section: dict[str, Any]) -> str:
+    """How loaded the machine was while the section was measured (sections recorded before the load was: nothing)."""
+    machine = section.get("machine")
+    if not isinstance(machine, dict):
+        return ""
+    start, end = (", ".join(f"{load:.1f}" for load in machine[key]) for key in ("load_at_start", "load_at_end"))
+    return f" on {machine['cpus']} CPUs, load average (1, 5, 15 minutes) {start} at the start and {end} at the end"
+
+
 def _benchmarks_page() -> str:
     lines = [
         "# Benchmarks",
@@ -419,7 +428,8 @@ def _benchmarks_page() -> str:
         return "\n".join([*lines, "No results yet: run `make bench`.", ""])
     for name, section in document["sections"].items():
         quick = " Quick run (fewer rounds)." if section.get("quick") else ""
-        lines += [f"## {section['title']} {{#{name}}}", "", f"Measured {section['measured']}.{quick}", ""]
+        measured = f"Measured {section['measured']}{_load(section)}.{quick}"
+        lines += [f"## {section['title']} {{#{name}}}", "", measured, ""]
         systems: dict[str, str] = section["systems"]
         lines += [f"- **{system}**: {_cell(what)}" for system, what in systems.items()]
         lines += ["", "| Workload | Unit | " + " | ".join(systems) + " |", "| --- | --- |" + " --- |" * len(systems)]

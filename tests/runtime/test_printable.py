@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from toolproof.runtime.printable import encodable, is_printable, one_line, printable
+from toolproof.runtime.printable import encodable, is_printable, one_line, printable, printable_field
 
 HOSTILE = [
     ("a\nINFO toolproof.audit: forged", "a\\x0aINFO toolproof.audit: forged"),
@@ -49,3 +51,17 @@ def test_one_line_folds_white_space_and_escapes_the_rest() -> None:
 def test_encodable_only_repairs_lone_surrogates() -> None:
     assert encodable("ok \udc80 \n") == "ok \ufffd \n"
     assert encodable("fine\n") == "fine\n"
+
+
+@pytest.mark.parametrize("code", range(128))
+def test_every_ascii_character_is_judged_as_the_unsafe_pattern_judges_it(code: int) -> None:
+    """ASCII text skips the pattern (compiling it costs start-up): the answers must be the pattern's."""
+    from toolproof.runtime.printable import _UNSAFE, _escape
+
+    text = f"a{chr(code)}b"
+
+    assert printable(text) == _UNSAFE.compiled.sub(_escape, text)
+    assert is_printable(text) is (_UNSAFE.compiled.search(text) is None)
+    safe = printable(text)
+    quoted = not safe or re.search('[ "=]', safe) is not None  # printable_field's rule, as the pattern it was
+    assert printable_field(text) == ('"' + safe.replace('"', "\\x22") + '"' if quoted else safe)

@@ -14,7 +14,6 @@ an infinity, a value of any other Python type (a set, bytes, a date, a UUID).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +21,7 @@ import orjson
 
 from toolproof.runtime.json_paths import key_step, shown_path
 from toolproof.runtime.json_reader import JsonBeyondLimits, Unreadable, json_value
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.printable import printable
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "BadArguments", "parse_arguments"]
@@ -31,7 +31,7 @@ MAX_ARGUMENT_BYTES = 1 << 20
 MAX_ARGUMENT_DEPTH = 512
 """Arguments nested deeper are refused: validators (and their explanations) recurse, and would fail at ~1000."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 class BadArguments(Exception):

@@ -10,14 +10,14 @@ places this way, as validation messages do.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.printable import printable
 
 __all__ = ["LONG_PATH", "PLAIN_KEY", "key_step", "shown_path"]
 
-PLAIN_KEY: Final = re.compile("[a-zA-Z][a-zA-Z0-9_]*")
+PLAIN_KEY: Final = LazyPattern("[a-zA-Z][a-zA-Z0-9_]*")
 """A property name written ``.name``; any other is written ``['name']``."""
 LONG_PATH: Final = 200
 """A path longer than this is named by its first step in a message."""

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
 
 from toolproof.runtime.json_paths import LONG_PATH, key_step, shown_path
+from toolproof.runtime.lazy import LazyPattern
 
 __all__ = ["MAX_INT_DIGITS", "MAX_JSON_DEPTH", "JsonBeyondLimits", "Unreadable", "json_value"]
 
@@ -36,8 +36,8 @@ MAX_INT_DIGITS: Final = 4300
 MAX_JSON_DEPTH: Final = 1024
 """The deepest nesting read (orjson's bound): a value inside 1024 arrays or objects is read, one inside 1025 is not."""
 
-_LONG_DIGITS: Final = re.compile(r"\d{19}")
-_LONG_DIGITS_B: Final = re.compile(rb"\d{19}")
+_LONG_DIGITS: Final = LazyPattern(r"\d{19}")
+_LONG_DIGITS_B: Final = LazyPattern(rb"\d{19}")
 _DIGITS: Final = b"0123456789"
 
 
@@ -183,8 +183,8 @@ def _refuse_if_surely_not_json(data: str | bytes) -> None:
 
 _scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = json.decoder.scanstring  # type: ignore[attr-defined]
 """The standard library's reader of one JSON string (in C), from after its opening quote."""
-_WHITE: Final = re.compile(r"[ \t\n\r]*")
-_NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_WHITE: Final = LazyPattern(r"[ \t\n\r]*")
+_NUMBER: Final = LazyPattern(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _TOO_DEEP: Final = f"nested more than {MAX_JSON_DEPTH} levels deep"
 _TOO_LONG: Final = f"a number with more than {MAX_INT_DIGITS} digits"
 _SLOW_READ_LIMIT: Final = 64 * 1024
@@ -273,7 +273,7 @@ def _read_bounded(data: str | bytes) -> tuple[Any, str | None]:
             raise ValueError(f"not UTF-8: {exc.reason} at byte {exc.start}") from None
     else:
         text = data
-    white = _WHITE.match
+    white, number_at = _WHITE.compiled.match, _NUMBER.compiled.match  # compiled once, bound for the loop
     end = len(text)
     problem: str | None = None
     stack: list[list[Any]] = []
@@ -325,7 +325,7 @@ def _read_bounded(data: str | bytes) -> tuple[Any, str | None]:
                 continue
         elif char == '"':
             value, pos = _scanstring(text, pos + 1, True)
-        elif (number := _NUMBER.match(text, pos)) is not None:
+        elif (number := number_at(text, pos)) is not None:
             whole, fraction, exponent = number.groups()
             pos = number.end()
             if fraction is not None or exponent is not None:

@@ -21,6 +21,8 @@ import json
 import re
 from typing import Any, Final
 
+from toolproof.runtime.lazy import LazyPattern
+
 __all__ = [
     "BIDI_CONTROLS",
     "INVISIBLE",
@@ -41,11 +43,11 @@ INVISIBLE: Final = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064
 """Characters that display as nothing (plus the tag block U+E0000..U+E007F, "ASCII smuggling"): escaped too,
 so a name or description cannot carry text a reader does not see."""
 
-_UNSAFE: Final = re.compile(
+_UNSAFE: Final = LazyPattern(
     "[\x00-\x1f\x7f-\x9f\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
 )
-_SPACES: Final = re.compile(r"[\s\u2028\u2029]+")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_SPACES: Final = LazyPattern(r"[\s\u2028\u2029]+")
+_SURROGATE: Final = LazyPattern("[\ud800-\udfff]")
 # The next two are patterns, not compiled ones: only logs and --verbose lines use them, and ``re`` compiles
 # each on first use (~0.5 ms apiece, which every start-up paid) and keeps it.
 _RAW_IN_JSON: Final = (
@@ -57,8 +59,7 @@ _UNSAFE_BUT_TAB: Final = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f"
     "\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\\\\]"
 )
-_NEEDS_QUOTES: Final = re.compile('[ "=]')
-_LINE_BREAK: Final = re.compile("\r?\n")
+_LINE_BREAK: Final = LazyPattern("\r?\n")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -76,12 +77,21 @@ def printable(text: str) -> str:
 
     The result is one line of encodable text; distinct inputs stay distinct.
     """
+    if _printable_ascii(text):  # the usual case, without the pattern (whose compile costs ~0.5 ms)
+        return text
     return _UNSAFE.sub(_escape, text)
 
 
 def is_printable(text: str) -> bool:
     """Whether ``printable`` would leave ``text`` unchanged."""
+    if text.isascii():
+        return _printable_ascii(text)
     return _UNSAFE.search(text) is None
+
+
+def _printable_ascii(text: str) -> bool:
+    """Whether ``text`` is ASCII that ``_UNSAFE`` does not match: no C0 control, no DEL, no backslash."""
+    return text.isascii() and text.isprintable() and "\\" not in text
 
 
 def one_line(text: str) -> str:
@@ -124,7 +134,7 @@ def printable_field(text: str) -> str:
     inside escaped as ``\\x22``), so it cannot forge the fields after it.
     """
     safe = printable(text)
-    if safe and _NEEDS_QUOTES.search(safe) is None:
+    if safe and " " not in safe and '"' not in safe and "=" not in safe:
         return safe
     return '"' + safe.replace('"', "\\x22") + '"'
 

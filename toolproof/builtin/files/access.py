@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections import deque
 from collections.abc import Mapping
@@ -48,6 +47,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from toolproof.runtime.errors import ToolproofError
+from toolproof.runtime.lazy import LazyPattern
 
 __all__ = [
     "MAX_BELOW_CHARS",
@@ -109,8 +109,8 @@ _KIND_WORDS: Final[Mapping[NotRegularKind, str]] = {
 
 _FOLDER_ENDS: Final = ("/", "\\", "/.", "\\.")
 """How a path that names a folder, never a file, ends."""
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_SCHEME = LazyPattern(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE = LazyPattern(r"^[A-Za-z]:")
 _FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _DIR_FLAGS: Final = _FILE_FLAGS | os.O_DIRECTORY
 _ROOT_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC

@@ -19,11 +19,11 @@ any Python codec name or alias into it.
 from __future__ import annotations
 
 import codecs
-import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from toolproof.runtime.errors import ToolproofError
+from toolproof.runtime.lazy import LazyPattern
 
 __all__ = [
     "DecodeError",
@@ -79,8 +79,8 @@ _PREFERRED: Final = ("utf_8", "cp1252", "cp1251", "gb18030", "cp932", "euc_kr", 
 _UTF8_EVIDENCE: Final = 4
 """Valid non-ASCII characters needed per invalid byte for bytes that fail UTF-8 to be read as UTF-8 anyway."""
 _ASCII: Final = frozenset(map(chr, range(128)))
-_HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
-_ASCII_LETTER: Final = re.compile(rb"[A-Za-z]")
+_HIGH_RUN: Final = LazyPattern(rb"[\x80-\xff]+")
+_ASCII_LETTER: Final = LazyPattern(rb"[A-Za-z]")
 _CENTRAL: Final = frozenset({"cp1250", "iso8859_2", "iso8859_16", "mac_latin2", "cp852"})
 _BALTIC: Final = frozenset({"cp1257", "iso8859_4", "iso8859_13", "cp775"})
 _OTHER_LATIN_PAGES: Final = {

@@ -34,6 +34,7 @@ from toolproof.builtin.files.access import Directory, FileAccessError, HardlinkP
 from toolproof.builtin.files.decoding import DecodeError, decode
 from toolproof.builtin.skills.frontmatter import parse_skill
 from toolproof.builtin.skills.names import look_alike_key, look_alike_winners, skill_name_problem
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.logs import log_failure
 from toolproof.runtime.printable import one_line, printable
 
@@ -62,7 +63,7 @@ MIN_SUMMARY_BUDGET: Final = 400
 MAX_SKILL_BYTES: Final = 1024 * 1024
 MAX_ENTRIES: Final = 2000
 _SKIPPED: Final = frozenset({"node_modules", "__pycache__"})
-_SPEC_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+_SPEC_NAME: Final = LazyPattern(r"[a-z0-9]+(-[a-z0-9]+)*")
 ENUM_FALLBACK: Final = ("data_analysis",)
 """The skill-name enum when no skill is found (read_skill's document): a schema with an empty enum is refused."""
 IDENTITY_GUIDELINE: Final = (

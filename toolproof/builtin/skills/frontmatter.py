@@ -20,11 +20,11 @@ the same for a 1 MiB SKILL.md as for a 1 KiB one.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.printable import is_printable
 
 if TYPE_CHECKING:
@@ -40,16 +40,16 @@ __all__ = [
     "strip_frontmatter",
 ]
 
-_OPEN = re.compile(r"---[ \t]*(\r\n|\r|\n|\Z)")
+_OPEN = LazyPattern(r"---[ \t]*(\r\n|\r|\n|\Z)")
 """The opening line, matched at the start of the raw text (after a BOM): any line end, or the end of the text."""
-_FENCE = re.compile(r"---[ \t]*\n")
+_FENCE = LazyPattern(r"---[ \t]*\n")
 """The opening line of a normalised text."""
-_CLOSE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
+_CLOSE = LazyPattern(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
 """A closing line (only a line that is exactly ``---`` or ``...``, blanks after), found by the newline before it."""
-_LINE_END = re.compile(r"[ \t]*(?:\n|\Z)")
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_XML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
-_UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
+_LINE_END = LazyPattern(r"[ \t]*(?:\n|\Z)")
+_NAME = LazyPattern(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_XML_TAG = LazyPattern(r"<\s*/?\s*[A-Za-z][^>]*>")
+_UNQUOTED_COLON = LazyPattern(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"|>\[{&*!%@`#].*:[ \t].*)$")
 _KNOWN_FIELDS: Final = frozenset({"name", "description", "license", "compatibility", "metadata", "allowed-tools"})
 _RESERVED: Final = ("anthropic", "claude")
 
@@ -143,7 +143,7 @@ def strip_frontmatter(text: str) -> str:
     return body.lstrip("\n") if found else body
 
 
-_PLAIN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*): +([A-Za-z][^:#\t]*?) *")
+_PLAIN_LINE = LazyPattern(r"([A-Za-z][A-Za-z0-9_-]*): +([A-Za-z][^:#\t]*?) *")
 """``key: value`` where YAML reads the value as the plain string it is: it starts with a letter and holds
 no ``:`` or ``#`` (so no mapping, comment, quote, block or flow indicator can start or hide in it)."""
 _NOT_PLAIN_STRINGS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})

@@ -8,16 +8,16 @@ does not import the catalog and the frontmatter parser (~6 ms) to check a name.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
+from toolproof.runtime.lazy import LazyPattern
 from toolproof.runtime.printable import is_printable
 
 __all__ = ["look_alike_key", "look_alike_winner", "look_alike_winners", "skill_name_problem"]
 
-_NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
+_NOT_UTF8: Final = LazyPattern("[\udc80-\udcff]")
 """What ``os.listdir`` makes of bytes that are not UTF-8 (surrogate escapes)."""
 
 
@@ -27,7 +27,7 @@ def skill_name_problem(name: str) -> str | None:
     Every skill tool holds to it: a folder the catalog skips for its name is no
     skill that get_skill or read_file_in_skill find either.
     """
-    if _NOT_UTF8.search(name):
+    if not name.isascii() and _NOT_UTF8.search(name):
         return "its name is not valid UTF-8"
     if not is_printable(name):
         return "its name holds line breaks, control or bidi characters, or a backslash"

@@ -18,15 +18,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from toolproof.launch import ready
+from toolproof.runtime.serve.console import CommandUsageError
 from toolproof.runtime.serve.options import (
-    fresh_or_exit,
     host_options,
     project_option,
     project_or_exit,
     runtime_or_exit,
     specs_or_exit,
-    warn_left_out,
 )
 
 if TYPE_CHECKING:
@@ -388,23 +386,19 @@ def serve_mcp(
     Over HTTP the same app also serves POST /tools/{name}, GET /openapi.json
     and GET /healthz, with the limits and gates of ``serve http``.
     """
-    from toolproof.runtime.serve.mcp import McpServer, serve_stdio
+    from toolproof.runtime.serve.run import load_served, serve_stdio
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    config = project_or_exit(project)
-    fresh_or_exit(config, allow_stale)
-    runtime = runtime_or_exit(config, workspace, skills, toolset)
-    warn_left_out(runtime)
-    if not runtime.specs:
-        raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
+    try:
+        config, runtime = load_served(workspace, skills, toolset, allow_stale, project)
+    except CommandUsageError as exc:
+        raise click.UsageError(str(exc)) from None
     if transport == "http":
         served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
         _serve_http(config, runtime, served, options)
         return
     _trace_or_exit(runtime, options)
-    server = _server_or_exit(lambda: McpServer(runtime, package=config.package))
-    ready()  # a Ctrl-C now ends the read loop; the calls in flight finish first
-    serve_stdio(server)
+    serve_stdio(config, runtime)  # what `toolproof.command_line` runs when no option needs click
 
 
 @serve.command("http")
@@ -427,12 +421,12 @@ def serve_http(
     get 503 with Retry-After. Hosts other than loopback and --host get 421,
     foreign browser origins 403, and, with tokens, calls without one 401.
     """
-    config = project_or_exit(project)
-    fresh_or_exit(config, allow_stale)
-    runtime = runtime_or_exit(config, workspace, skills, toolset)
-    warn_left_out(runtime)
-    if not runtime.specs:
-        raise click.UsageError(f"no tool to serve{f' in tool set {toolset!r}' if toolset else ''}")
+    from toolproof.runtime.serve.run import load_served
+
+    try:
+        config, runtime = load_served(workspace, skills, toolset, allow_stale, project)
+    except CommandUsageError as exc:
+        raise click.UsageError(str(exc)) from None
     served = {"workspace": workspace, "skills": skills, "toolset": toolset, "project": project}
     _serve_http(config, runtime, served, options)
 

@@ -1,26 +1,18 @@
 """The ``call`` command: one tool call from the command line, its result printed as JSON.
 
 Apart from the servers' commands, so a one-shot call builds none of their
-options (and imports none of their limits) before it runs.
+options (and imports none of their limits) before it runs. What it does is
+``run.call_once``, which the entry point also runs without click (``toolproof.command_line``).
 """
 
 from __future__ import annotations
 
-import json
-import logging
 from pathlib import Path
 
 import click
 
-from toolproof.launch import ready
-from toolproof.runtime.serve.options import (
-    fresh_or_exit,
-    host_options,
-    not_served,
-    project_option,
-    project_or_exit,
-    runtime_or_exit,
-)
+from toolproof.runtime.serve.console import CommandUsageError
+from toolproof.runtime.serve.options import host_options, project_option
 
 __all__ = ["call"]
 
@@ -54,29 +46,20 @@ def call(
       2  the call could not be made: a bad option, an unknown tool, a project
          that cannot be found, loaded or served, stale generated code
     """
-    from toolproof.runtime.serve.transparency import call_line, result_line
+    from toolproof.runtime.serve.run import call_once
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if verbose:  # the audit records join the transparency lines
-        logging.getLogger("toolproof.audit").setLevel(logging.INFO)
-    config = project_or_exit(project)
-    fresh_or_exit(config, allow_stale)
-    # Only the called tool is bound: a one-shot call imports one handler, and a broken neighbour is
-    # `serve`'s and `conform`'s to report, not a reason this tool cannot run.
-    validate = not no_output_validation
-    runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=validate, only=tool, exit_code=2)
-    if tool not in {spec.name for spec in runtime.specs}:  # name what is served: bind it all
-        runtime = runtime_or_exit(config, workspace, skills, toolset, validate_output=validate, exit_code=2)
-        names = ", ".join(spec.name for spec in runtime.specs) or "none"
-        where = f" in tool set '{toolset}'" if toolset else ""
-        why = not_served(runtime, tool)
-        if why is not None:
-            raise click.UsageError(why)
-        raise click.UsageError(f"unknown tool '{tool}'{where}; available: {names} ({config.name})")
-    if verbose:
-        click.echo(call_line(tool, arguments), err=True)
-    ready()  # the handler may hold what it must clean up: a Ctrl-C from now on unwinds it
-    result = runtime.call(tool, arguments, session=session)
-    if verbose:
-        click.echo(result_line(result), err=True)
-    click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    try:
+        call_once(
+            tool,
+            arguments,
+            workspace,
+            skills,
+            toolset,
+            allow_stale,
+            session,
+            no_output_validation,
+            verbose,
+            project,
+        )
+    except CommandUsageError as exc:
+        raise click.UsageError(str(exc)) from None
