@@ -85,9 +85,9 @@ class Project:
             folder = config.relative(config.generated)
             width, inside = _line_length(config.root), _inside_toolproof(config.root)
             api = api_info(config)
-            languages = config.export.get("languages", [])
-            languages = tuple(lang for lang in ("typescript",) if isinstance(languages, list) and lang in languages)
-            self._layout = Layout(folder, config.package, config.command, api, width, inside, config.exports, languages)
+            self._layout = Layout(
+                folder, config.package, config.command, api, width, inside, config.exports, config.languages
+            )
         return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:

@@ -272,12 +272,14 @@ def _literal(value: object, indent: str = "") -> str:
     return text.replace("\n", "\n" + indent)
 
 
-def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, Any]:
+def typescript_module(c: Contract, definition: Mapping[str, Any], nullable: Sequence[str] = ()) -> dict[str, Any]:
     """What ``tool.ts.jinja`` fills: the module of one tool for TypeScript projects.
 
     Its types (``typescript_declarations``, the name constant a real value), the MCP ``definition``
     as the exports list it, the contract data the runtime's ``Contract`` runs (``runtime_sources``), and a typed
-    factory per catalogue entry. Shared definitions are declared in the module itself.
+    factory per catalogue entry. Shared definitions are declared in the module itself. ``nullable``: the
+    pointers into the input schema that OpenAI strict mode made nullable (the loss list), whose nulls the
+    runtime drops.
     """
     declarations = typescript_declarations(c, c.input_schema, import_shared=False)
     declared = f"export declare const {c.prefix}Name: {tsstr(c.name)};"
@@ -307,5 +309,6 @@ def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, A
         "output": _literal(data["output"], "  "),
         "errors": _literal(errors, "  "),
         "render": _literal(data["render"], "  "),
+        "nullable": tsstr(list(nullable)),
         "factories": factories,
     }
