@@ -116,3 +116,29 @@ def test_a_typescript_module_carries_what_openai_strict_mode_made_nullable_from_
     module = (tmp_path / "tools" / "generated" / "typescript" / "word_count.ts").read_text(encoding="utf-8")
 
     assert '  nullable: ["/properties/max_words"],\n' in module
+
+
+def test_each_exported_provider_format_gets_a_module_typed_by_its_sdk_and_so_does_the_mcp_definition(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "tools"
+    _init(folder)
+    typescript = folder / "generated" / "typescript"
+    before = sorted(p.name for p in typescript.iterdir())
+    settings = folder / "toolproof.toml"
+    settings.write_text(settings.read_text("utf-8").replace('["mcp", "vectors"]', '["openai", "anthropic"]'), "utf-8")
+
+    done = CliRunner().invoke(cli, ["gen", "--project", str(folder)])
+
+    assert done.exit_code == 0, done.output
+    assert "providers" not in before
+    assert sorted(p.name for p in (typescript / "providers").iterdir()) == ["anthropic.ts", "openai.ts"]
+    openai = (typescript / "providers" / "openai.ts").read_text(encoding="utf-8")
+    assert 'import type { ChatCompletionTool } from "openai/resources/chat/completions";' in openai
+    assert '      "name": "word_count",' in openai
+    assert openai.endswith("] as const satisfies readonly ChatCompletionTool[];\n")
+    anthropic = (typescript / "providers" / "anthropic.ts").read_text(encoding="utf-8")
+    assert 'import type { Tool } from "@anthropic-ai/sdk/resources/messages";' in anthropic
+    module = (typescript / "word_count.ts").read_text(encoding="utf-8")
+    assert 'import type * as mcp from "@modelcontextprotocol/sdk/types.js";' in module
+    assert "} as const satisfies mcp.Tool;" in module

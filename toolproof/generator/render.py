@@ -25,9 +25,11 @@ from toolproof.generator.published import published_contract
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import (
+    PROVIDER_TYPES,
     runtime_sources,
     shared_declarations,
     typescript_declarations,
+    typescript_literal,
     typescript_module,
 )
 
@@ -183,6 +185,18 @@ def _typescript_modules(
         )
         for c in contracts
     }
+    provider = env.get_template("provider.ts.jinja")
+    for fmt, (sdk_type, sdk_module, what) in PROVIDER_TYPES.items():
+        if fmt in layout.exports:  # typed by the provider's SDK, which the project installs to compile them
+            files[f"{folder}/providers/{fmt}.ts"] = provider.render(
+                contracts=contracts,
+                layout=layout,
+                fmt=fmt,
+                sdk_type=sdk_type,
+                sdk_module=sdk_module,
+                what=what,
+                tools=typescript_literal(exports[fmt]["all"].data),
+            )
     handlers = posixpath.relpath(TS_HANDLERS, folder)
     bound = [(c, f"{handlers}/{c.module}.js") for c in contracts]
     files[f"{folder}/tools.ts"] = env.get_template("tools.ts.jinja").render(
