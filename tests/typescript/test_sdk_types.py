@@ -1,5 +1,6 @@
-"""The generated TypeScript of every built-in and golden contract, provider definitions included, compiles under
-`tsc --strict` with `exactOptionalPropertyTypes` against the official MCP, OpenAI and Anthropic SDK types."""
+"""The generated TypeScript of every built-in and golden contract (modules, provider definitions and the `.d.ts`
+exports) compiles under `tsc --strict` with `exactOptionalPropertyTypes` against the official MCP, OpenAI and
+Anthropic SDK types."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ TSCONFIG = """\
     "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true, "noEmit": true, "skipLibCheck": true,
     "types": ["node"]
   },
-  "include": ["*/generated/typescript/*.ts", "*/generated/typescript/providers/*.ts"]
+  "include": [
+    "*/generated/typescript/*.ts", "*/generated/typescript/providers/*.ts", "*/generated/exports/typescript/*.d.ts"
+  ]
 }
 """
 
@@ -36,7 +39,8 @@ def _write(folder: Path, config_root: Path | None) -> None:
     layout = dataclasses.replace(project.layout, folder="generated", languages=("typescript",), exports=EXPORT_FORMATS)
     files = render_all(project.contracts, project.enum_sources(), layout, project.builtin, project.exports())
     for path, text in files.items():
-        if path.startswith("generated/typescript/") and not path.endswith("/tools.ts"):  # tools.ts needs handlers
+        wanted = path.startswith(("generated/typescript/", "generated/exports/typescript/"))
+        if wanted and not path.endswith("/tools.ts"):  # tools.ts needs the project's handlers
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             (folder / path).write_text(text, encoding="utf-8")
 
