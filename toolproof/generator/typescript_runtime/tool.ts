@@ -144,7 +144,7 @@ export class Tool {
     return this.contract.name;
   }
 
-  /** Call the tool with `args` (a JSON value): never throws; a failure is a catalogued error. */
+  /** Call the tool with the arguments `sent` (a JSON value): never throws; a failure is a catalogued error. */
   async call(sent: unknown): Promise<ToolResult> {
     const c = this.contract;
     const args = c.nulls.strip(sent); // a null strict mode forced means absent
