@@ -142,3 +142,41 @@ def test_each_exported_provider_format_gets_a_module_typed_by_its_sdk_and_so_doe
     module = (typescript / "word_count.ts").read_text(encoding="utf-8")
     assert 'import type * as mcp from "@modelcontextprotocol/sdk/types.js";' in module
     assert "} as const satisfies mcp.Tool;" in module
+
+
+def test_lint_warns_where_a_provider_module_would_miss_its_sdk_until_package_json_lists_it(tmp_path: Path) -> None:
+    folder = tmp_path / "tools"
+    _init(folder)
+    settings = folder / "toolproof.toml"
+    settings.write_text(settings.read_text("utf-8").replace('"vectors"]', '"vectors", "openai"]'), "utf-8")
+
+    warned = CliRunner().invoke(cli, ["lint", "--project", str(folder)])
+    package = folder / "package.json"
+    data = json.loads(package.read_text(encoding="utf-8"))
+    data["devDependencies"]["openai"] = "7.55.0"
+    package.write_text(json.dumps(data), encoding="utf-8")
+    installed = CliRunner().invoke(cli, ["lint", "--project", str(folder)])
+
+    assert warned.exit_code == 0, warned.output
+    assert (
+        "toolproof.toml:6:30: warning [TP313] exports names openai: gen writes"
+        " generated/typescript/providers/openai.ts, which compiles against the openai package, and package.json"
+        " lists none; `npm install --save-dev openai@7.55.0`, or drop openai from exports"
+    ) in warned.output
+    assert "TP313" not in installed.output
+
+
+def test_lint_warns_a_typescript_project_that_exports_no_vectors_for_its_npm_test(tmp_path: Path) -> None:
+    folder = tmp_path / "tools"
+    _init(folder)
+    settings = folder / "toolproof.toml"
+    settings.write_text(settings.read_text("utf-8").replace('["mcp", "vectors"]', '["mcp"]'), "utf-8")
+
+    warned = CliRunner().invoke(cli, ["lint", "--project", str(folder)])
+
+    assert warned.exit_code == 0, warned.output
+    assert (
+        'toolproof.toml:6:1: warning [TP312] a TypeScript project whose exports lack "vectors": the npm test of'
+        " `toolproof init --lang typescript` replays generated/exports/vectors/, which gen will not write; add"
+        ' "vectors" to exports'
+    ) in warned.output

@@ -19,9 +19,11 @@ from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
 __all__ = [
+    "PROVIDER_PACKAGES",
     "PROVIDER_TYPES",
     "RUNTIME_SOURCES",
     "RuntimeSource",
+    "provider_package",
     "runtime_sources",
     "shared_declarations",
     "tsdoc",
@@ -39,7 +41,18 @@ PROVIDER_TYPES: Final = {
 """Per exported provider format: the official SDK's type of one tool definition, its module, and the API's name.
 
 Gen writes ``typescript/providers/<format>.ts`` for each one a TypeScript project exports; the project installs the
-SDK (``openai``, ``@anthropic-ai/sdk``) to compile it."""
+SDK (``PROVIDER_PACKAGES``) to compile it."""
+
+PROVIDER_PACKAGES: Final = {"openai": "openai@7.55.0", "@anthropic-ai/sdk": "@anthropic-ai/sdk@1.10.0"}
+"""Each SDK package a provider module imports, with the version toolproof's tests compile against (the Makefile)."""
+
+
+def provider_package(fmt: str) -> str:
+    """The npm package whose types ``typescript/providers/<fmt>.ts`` imports (``openai``, ``@anthropic-ai/sdk``)."""
+    module = PROVIDER_TYPES[fmt][1]
+    parts = module.split("/")
+    return "/".join(parts[:2]) if module.startswith("@") else parts[0]
+
 
 RUNTIME_SOURCES: Final = "toolproof/generator/typescript_runtime"
 """Where the TypeScript runtime's sources are in toolproof's tree (package data, shipped in the wheel)."""
