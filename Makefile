@@ -36,7 +36,9 @@ $(VENV)/.node: pyproject.toml Makefile
 $(VENV)/.npm-project: pyproject.toml Makefile
 	# What a TypeScript project of `toolproof init --lang typescript` installs, put in an npm cache of its own: tests/typescript
 	# npm-install such projects from it with --offline (no network at test time); gen writes their runtime.
-	npm install --prefix $(VENV)/npm-project --cache $(VENV)/npm-cache --no-audit --no-fund --silent @modelcontextprotocol/sdk@1.32.2 ajv@8.20.0 typescript@$(TYPESCRIPT) @types/node@20.19.9
+	# openai and @anthropic-ai/sdk: their types check generated/typescript/providers/<format>.ts (tests/typescript).
+	npm install --prefix $(VENV)/npm-project --cache $(VENV)/npm-cache --no-audit --no-fund --silent @modelcontextprotocol/sdk@1.32.2 ajv@8.20.0 typescript@$(TYPESCRIPT) @types/node@20.19.9 \
+	  openai@7.55.0 @anthropic-ai/sdk@1.10.0
 	touch $@
 
 $(VENV)/.node22: pyproject.toml Makefile

@@ -80,6 +80,8 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP104": "two contracts",
     "TP215": "a shared definition file",
     "TP217": "a shared definition file",
+    "TP312": "the project's settings",
+    "TP313": "the project's settings and its package.json",
     "TP401": "the project's settings",
     "TP402": "the project's settings",
     "TP405": "the project's settings",

@@ -123,7 +123,7 @@ def test_lint_refuses_an_unknown_language_at_its_line_with_the_known_ones(tmp_pa
     assert result.exit_code == 2
     assert result.stderr == (
         f"toolproof: {root.resolve() / 'pyproject.toml'}:6: export.languages: unknown language 'typscript';"
-        " did you mean 'typescript'? known: typescript\n"
+        " did you mean 'typescript'? known: python, typescript\n"
     )
 
 
@@ -136,7 +136,20 @@ def test_languages_that_is_not_a_list_of_names_is_refused_in_a_toolproof_toml(tm
     assert result.exit_code == 2
     assert result.stderr == (
         f"toolproof: {tmp_path.resolve() / 'toolproof.toml'}:4: export.languages must be a list of languages, from:"
-        " typescript\n"
+        " python, typescript\n"
+    )
+
+
+def test_languages_that_names_none_is_refused_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "toolproof.toml").write_text('contracts = "contracts"\n\n[export]\nlanguages = []\n', "utf-8")
+
+    result = CliRunner().invoke(cli, ["lint", "--project", str(tmp_path)])
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"toolproof: {tmp_path.resolve() / 'toolproof.toml'}:4: export.languages names no language; name one or more"
+        " of: python, typescript\n"
     )
 
 

@@ -223,6 +223,8 @@ def _problems(root: Path) -> list[str]:
 
 
 ELSEWHERE = {
+    "TP312": "tests/typescript/test_init_typescript.py: it needs a TypeScript project",
+    "TP313": "tests/typescript/test_init_typescript.py: it needs a TypeScript project and its package.json",
     "TP407": "tests/generator/test_lint_against.py: it needs a git history to compare with",
     "TP408": "tests/generator/test_lint_handlers.py: it needs a handlers package, which the CLI checks",
     "TP409": "tests/generator/test_lint_silent_failures.py: it needs a handlers package",

@@ -529,10 +529,12 @@ def new(tool: str, project: Path | None) -> None:
     from toolproof.generator.render import TS_HANDLERS
 
     handlers = config.source_roots[0] if config.source_roots else config.root
-    typescript = "typescript" in config.export.get("languages", [])
-    folder = config.root / TS_HANDLERS if typescript else handlers.joinpath(*config.handlers.split("."))
+    folder = handlers.joinpath(*config.handlers.split("."))
+    typescript = config.root / TS_HANDLERS if "typescript" in config.languages else None
     try:
-        written = new_tool(tool, config.contracts, folder, config.package, typescript=typescript)
+        written = new_tool(
+            tool, config.contracts, folder, config.package, typescript=typescript, python="python" in config.languages
+        )
     except ScaffoldError as exc:
         raise click.UsageError(str(exc)) from None
     for path in written:

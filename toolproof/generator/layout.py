@@ -34,8 +34,10 @@ class Layout:
     """Whether ruff's isort sorts ``toolproof`` as first party (a project inside toolproof's own tree), not third."""
     exports: tuple[str, ...] = EXPORT_FORMATS
     """The folders written under ``exports/``: the project's ``exports`` setting (every one, for a caller without)."""
-    languages: tuple[str, ...] = ()
-    """Languages gen writes tool modules for beside Python: ``[tool.toolproof.export] languages``.
+    languages: tuple[str, ...] = ("python",)
+    """Languages gen writes tool modules for: ``[tool.toolproof.export] languages``.
+
+    ``"python"``: a stub per tool (``<module>.py``, ``defs.py``) and its pytest modules under ``tests/``.
 
     ``"typescript"``: ``typescript/<module>.ts`` per tool and ``typescript/tools.ts``, which binds each
     tool to its handler in ``src/handlers/<module>.ts``.

@@ -18,7 +18,11 @@ from toolproof.generator.vocabulary import did_you_mean
 if TYPE_CHECKING:
     from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["AcceptedLoss", "Limit", "Loss", "accepted_losses", "pointer", "settings_mark"]
+__all__ = ["MADE_NULLABLE", "AcceptedLoss", "Limit", "Loss", "accepted_losses", "pointer", "settings_mark"]
+
+MADE_NULLABLE = "made required and nullable"
+"""The action of a loss where OpenAI strict mode made an optional property required and nullable: a runtime reads
+a null sent there as absent (``runtime.nulls`` in Python, ``nulls.ts`` in TypeScript, which reads the loss list)."""
 
 
 def pointer(path: tuple[str | int, ...]) -> str:

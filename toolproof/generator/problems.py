@@ -123,6 +123,9 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP309", "example-text", _E, "An example's text is not what the render templates produce."),
         Rule("TP310", "error-without-example", _W, "A catalogue error that no example exercises."),
         Rule("TP311", "python-specific-text", _W, "An example pins a text only the Python runtime writes."),
+        # 3 (continued): a TypeScript project's settings
+        Rule("TP312", "typescript-without-vectors", _W, "A TypeScript project exports no vectors for npm test."),
+        Rule("TP313", "provider-sdk-missing", _W, "A provider module compiles against an SDK package.json lacks."),
         # 4: the project and its exports
         Rule("TP401", "no-contracts", _E, "The contracts folder holds no contract."),
         Rule("TP402", "unknown-toolset", _E, "include names no built-in tool set."),
@@ -488,6 +491,21 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "rather than a text that shows a number or an object as Python writes its JSON (`2.0`, `1e+16`, "
         "`{\"a\": 1}`, where `JSON.stringify` writes `2`, `10000000000000000`, `{\"a\":1}`): "
         "`toolproof conform` holds servers in any language to these examples.",
+    ),
+    "TP312": RuleDoc(
+        "# toolproof.toml\nexports = [\"mcp\"]\n\n[export]\nlanguages = [\"typescript\"]\n"
+        "# warning [TP312] a TypeScript project whose exports lack \"vectors\": the npm test of\n"
+        "#   `toolproof init --lang typescript` replays generated/exports/vectors/, which gen will not write",
+        "Add `vectors` to `exports` (`exports = [\"mcp\", \"vectors\"]`), or replace the project's test with one of "
+        "your own.",
+    ),
+    "TP313": RuleDoc(
+        "# toolproof.toml\nexports = [\"mcp\", \"vectors\", \"openai\"]\n\n[export]\nlanguages = [\"typescript\"]\n"
+        "# warning [TP313] exports names openai: gen writes generated/typescript/providers/openai.ts, which\n"
+        "#   compiles against the openai package, and package.json lists none; `npm install --save-dev openai@7.55.0`",
+        "Install the provider's SDK as a development dependency (its types only are used): "
+        "`npm install --save-dev openai@7.55.0` for `openai` and `openai-responses`, "
+        "`npm install --save-dev @anthropic-ai/sdk@1.10.0` for `anthropic`; or drop the format from `exports`.",
     ),
     # 4: the project and its exports
     "TP401": RuleDoc(

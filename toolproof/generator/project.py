@@ -86,11 +86,9 @@ class Project:
             folder = config.relative(config.generated)
             width, inside = _line_length(config.root), _inside_toolproof(config.root)
             api = api_info(config)
-            languages = config.export.get("languages", [])
-            languages = tuple(lang for lang in ("typescript",) if isinstance(languages, list) and lang in languages)
             publish = publish_settings(config)[0]
             self._layout = Layout(
-                folder, config.package, config.command, api, width, inside, config.exports, languages, publish
+                folder, config.package, config.command, api, width, inside, config.exports, config.languages, publish
             )
         return self._layout
 
@@ -551,6 +549,52 @@ def _factory_problems(config: ProjectConfig) -> list[Problem]:
     return problems
 
 
+def _typescript_problems(config: ProjectConfig) -> list[Problem]:
+    """A TypeScript project's settings that its own build or test would trip on.
+
+    ``typescript-without-vectors``: ``init --lang typescript``'s npm test replays the vectors, which only the
+    ``vectors`` export writes. ``provider-sdk-missing``: each ``typescript/providers/<format>.ts`` imports its
+    provider's SDK types, so the project's package.json (when it has one) must list that package.
+    """
+    import json
+
+    from toolproof.generator.typescript import PROVIDER_PACKAGES, PROVIDER_TYPES, provider_package
+
+    if "typescript" not in config.languages:
+        return []
+    problems: list[Problem] = []
+    if "vectors" not in config.exports:
+        where = settings_mark(config, "exports" if _sets(config, "exports") else "languages")
+        message = (
+            'a TypeScript project whose exports lack "vectors": the npm test of `toolproof init --lang typescript`'
+            ' replays generated/exports/vectors/, which gen will not write; add "vectors" to exports'
+        )
+        problems.append(rule("typescript-without-vectors").at(*where, message))
+    try:
+        package = json.loads((config.root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no npm project yet, or one npm itself will refuse, saying where
+        return problems
+    listed: set[str] = set()
+    for key in ("dependencies", "devDependencies", "peerDependencies"):
+        entries = package.get(key) if isinstance(package, dict) else None
+        listed |= set(entries) if isinstance(entries, dict) else set()
+    for fmt in PROVIDER_TYPES:
+        needed = provider_package(fmt)
+        if fmt in config.exports and needed not in listed:
+            message = (
+                f"exports names {fmt}: gen writes generated/typescript/providers/{fmt}.ts, which compiles against"
+                f" the {needed} package, and package.json lists none; `npm install --save-dev"
+                f" {PROVIDER_PACKAGES[needed]}`, or drop {fmt} from exports"
+            )
+            problems.append(rule("provider-sdk-missing").at(*settings_mark(config, "exports", fmt), message))
+    return problems
+
+
+def _sets(config: ProjectConfig, key: str) -> bool:
+    """Whether the settings file sets ``key`` at all (else a problem about it stands at another setting)."""
+    return config.config_file is not None and settings_mark(config, key)[1:] != (1, 1)
+
+
 def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
     """``unknown-need``: a ``needs`` entry that names no resource the project's factories can supply.
 
@@ -606,6 +650,7 @@ def load_project(
         project.builtin = _included(config, project)
         project.problems.extend(_handler_problems(config, project.contracts))
         project.problems.extend(_factory_problems(config))
+        project.problems.extend(_typescript_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
         project.problems.extend(publish_settings(config)[1])
         if project.ok and project.contracts:

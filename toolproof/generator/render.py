@@ -17,7 +17,7 @@ from toolproof.generator.environment import environment
 from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions, tool_digest
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import Layout
-from toolproof.generator.losses import Loss
+from toolproof.generator.losses import MADE_NULLABLE, Loss
 from toolproof.generator.model import Contract, ErrorModel, build_shared_types
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
@@ -26,9 +26,11 @@ from toolproof.generator.publishing import MCPB_MANIFEST, SERVER_JSON, mcpb_mani
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import (
+    PROVIDER_TYPES,
     runtime_sources,
     shared_declarations,
     typescript_declarations,
+    typescript_literal,
     typescript_module,
 )
 from toolproof.runtime.digests import LOCK_FILE, Pin, lock_document
@@ -74,6 +76,8 @@ def _stub(c: Contract, layout: Layout) -> str:
 
 
 _PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors", "contract"})
+_PYTHON_FILES = frozenset({"stub", "tests", "properties", "fuzz"})
+"""What gen writes per tool only for Python handlers (``naming.tool_files``): the stub and its pytest modules."""
 """The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
 
 
@@ -172,12 +176,29 @@ def _typescript_modules(
     env = environment()
     folder = f"{layout.folder}/typescript"
     mcp = {t["name"]: t for t in exports["mcp"]["all"].data["tools"]}
+    nullable: dict[str, set[str]] = {}  # what OpenAI strict mode made nullable, from the loss list: read as absent
+    for fmt in ("openai", "openai-responses"):
+        for loss in exports[fmt]["all"].losses if fmt in exports and "all" in exports[fmt] else ():
+            if loss.schema == "input" and loss.action == MADE_NULLABLE:
+                nullable.setdefault(loss.tool, set()).add(loss.pointer())
     files = {
         f"{folder}/{c.module}.ts": env.get_template("tool.ts.jinja").render(
-            c=c, layout=layout, **typescript_module(c, mcp[c.name])
+            c=c, layout=layout, **typescript_module(c, mcp[c.name], sorted(nullable.get(c.name, ())))
         )
         for c in contracts
     }
+    provider = env.get_template("provider.ts.jinja")
+    for fmt, (sdk_type, sdk_module, what) in PROVIDER_TYPES.items():
+        if fmt in layout.exports:  # typed by the provider's SDK, which the project installs to compile them
+            files[f"{folder}/providers/{fmt}.ts"] = provider.render(
+                contracts=contracts,
+                layout=layout,
+                fmt=fmt,
+                sdk_type=sdk_type,
+                sdk_module=sdk_module,
+                what=what,
+                tools=typescript_literal(exports[fmt]["all"].data),
+            )
     handlers = posixpath.relpath(TS_HANDLERS, folder)
     bound = [(c, f"{handlers}/{c.module}.js") for c in contracts]
     files[f"{folder}/tools.ts"] = env.get_template("tools.ts.jinja").render(
@@ -217,9 +238,11 @@ def render_all(
             contracts=own, toolsets=_toolsets(own), layout=layout
         ),
     }
+    python = "python" in layout.languages  # else no stub and no pytest module: a TypeScript project runs none
     shared = build_shared_types(own)
     if shared is not None:  # one type per shared definition, which the stubs import
-        files[f"{out}/defs.py"] = env.get_template("defs.py.jinja").render(t=shared, layout=layout)
+        if python:
+            files[f"{out}/defs.py"] = env.get_template("defs.py.jinja").render(t=shared, layout=layout)
         declared = shared_declarations(own)
         if "typescript" in layout.exports and declared is not None:
             files[f"{out}/exports/typescript/defs.d.ts"] = env.get_template("defs.d.ts.jinja").render(
@@ -239,17 +262,19 @@ def render_all(
         paths = {
             kind: f"{out}/{path}"
             for kind, path in tool_files(c.module, builtin=is_builtin).items()
-            if kind not in _PER_TOOL_EXPORTS or kind in layout.exports
+            if (kind not in _PER_TOOL_EXPORTS or kind in layout.exports) and (python or kind not in _PYTHON_FILES)
         }
         texts: dict[str, str] = {}
         jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
         if not is_builtin:  # a built-in contract's stub and JSON ship in toolproof.builtin.generated
-            texts["stub"] = _stub(c, layout)
             jsons["checked"] = (dump_json(c.data()), own_sources)
-        package = "toolproof.builtin.generated" if is_builtin else layout.package
-        texts["tests"] = _conformance_test(c, layout, package)
-        texts["properties"] = _properties_test(c, layout)  # annotations checked
-        texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
+        if python:
+            if not is_builtin:
+                texts["stub"] = _stub(c, layout)
+            package = "toolproof.builtin.generated" if is_builtin else layout.package
+            texts["tests"] = _conformance_test(c, layout, package)
+            texts["properties"] = _properties_test(c, layout)  # annotations checked
+            texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
         texts["docs"] = render_docs(c, openai_all[c.name], layout)
         if "typescript" in layout.exports:
             texts["typescript"] = env.get_template("tool.d.ts.jinja").render(

@@ -468,8 +468,18 @@ def handle(args: contract.{prefix}Input, ctx: ToolContext) -> contract.{prefix}O
 '''
 
 
-def new_tool(name: str, contracts: Path, handlers: Path, package: str, *, typescript: bool = False) -> list[Path]:
-    """Add ``contracts/<name>.yaml`` and a handler skeleton; returns the files written.
+def new_tool(
+    name: str, contracts: Path, handlers: Path, package: str, *, typescript: Path | None = None, python: bool = True
+) -> list[Path]:
+    """Add ``contracts/<name>.yaml`` and a handler skeleton per language; returns the files written.
+
+    Args:
+        name: the tool's wire name.
+        contracts: the project's contracts folder.
+        handlers: the folder of the Python handlers (``<module>.py``), written unless not ``python``.
+        package: the generated package's import name, which a Python handler imports.
+        typescript: the folder of the TypeScript handlers (``<module>.ts``, bound by generated ``tools.ts``), if any.
+        python: whether the project's handlers are in Python (``[export] languages``).
 
     Raises:
         ScaffoldError: the name is not a tool name, makes no title (``_``), or a file exists already.
@@ -483,8 +493,9 @@ def new_tool(name: str, contracts: Path, handlers: Path, package: str, *, typesc
             f"{name!r} makes no title for {contracts.name}/{module}.yaml: a tool name needs a letter or a digit"
             " besides _ and -; nothing was written"
         )
-    if typescript:  # the handlers of a TypeScript project: src/handlers/<module>.ts, bound by generated tools.ts
-        handler = {handlers / f"{module}.ts": _ts_handler_skeleton(module)}
-    else:
-        handler = {handlers / f"{module}.py": _handler_skeleton(module, package)}
+    handler: dict[Path, str] = {}
+    if python:
+        handler[handlers / f"{module}.py"] = _handler_skeleton(module, package)
+    if typescript is not None:
+        handler[typescript / f"{module}.ts"] = _ts_handler_skeleton(module)
     return _write_new({contracts / f"{module}.yaml": _contract_skeleton(name, title), **handler})

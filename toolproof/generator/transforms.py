@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import orjson
 
-from toolproof.generator.losses import Loss, pointer
+from toolproof.generator.losses import MADE_NULLABLE, Loss, pointer
 from toolproof.generator.refs import locate, recursive_refs, resolve, walk
 from toolproof.runtime.nulls import kept_nulls, passes_null
 from toolproof.runtime.validation import FORMATS as ASSERTED_FORMATS
@@ -461,7 +461,7 @@ def openai_strict_schema(schema: dict[str, Any], tool: str, fmt: str = "openai")
                     w.loss(
                         (*path, "properties", name),
                         "required",
-                        "made required and nullable",
+                        MADE_NULLABLE,
                         "strict mode requires every property; the runtime reads null as absent",
                     )
             node["required"] = list(props)

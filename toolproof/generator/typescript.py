@@ -19,15 +19,40 @@ from toolproof.runtime.errors import inherited_errors
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
 __all__ = [
+    "PROVIDER_PACKAGES",
+    "PROVIDER_TYPES",
     "RUNTIME_SOURCES",
     "RuntimeSource",
+    "provider_package",
     "runtime_sources",
     "shared_declarations",
     "tsdoc",
     "tsstr",
     "typescript_declarations",
+    "typescript_literal",
     "typescript_module",
 ]
+
+PROVIDER_TYPES: Final = {
+    "openai": ("ChatCompletionTool", "openai/resources/chat/completions", "OpenAI Chat Completions"),
+    "openai-responses": ("FunctionTool", "openai/resources/responses/responses", "OpenAI Responses"),
+    "anthropic": ("Tool", "@anthropic-ai/sdk/resources/messages", "Anthropic Messages"),
+}
+"""Per exported provider format: the official SDK's type of one tool definition, its module, and the API's name.
+
+Gen writes ``typescript/providers/<format>.ts`` for each one a TypeScript project exports; the project installs the
+SDK (``PROVIDER_PACKAGES``) to compile it."""
+
+PROVIDER_PACKAGES: Final = {"openai": "openai@7.55.0", "@anthropic-ai/sdk": "@anthropic-ai/sdk@1.10.0"}
+"""Each SDK package a provider module imports, with the version toolproof's tests compile against (the Makefile)."""
+
+
+def provider_package(fmt: str) -> str:
+    """The npm package whose types ``typescript/providers/<fmt>.ts`` imports (``openai``, ``@anthropic-ai/sdk``)."""
+    module = PROVIDER_TYPES[fmt][1]
+    parts = module.split("/")
+    return "/".join(parts[:2]) if module.startswith("@") else parts[0]
+
 
 RUNTIME_SOURCES: Final = "toolproof/generator/typescript_runtime"
 """Where the TypeScript runtime's sources are in toolproof's tree (package data, shipped in the wheel)."""
@@ -214,15 +239,19 @@ def _error(c: Contract) -> str:
     return f"export interface {prefix}Error {{\n{fields}}}\n"
 
 
-def typescript_declarations(c: Contract, input_schema: Mapping[str, Any], *, import_shared: bool = True) -> str:
+def typescript_declarations(
+    c: Contract, input_schema: Mapping[str, Any], *, import_shared: bool = True, reserved: Sequence[str] = ()
+) -> str:
     """Declarations of ``<Tool>Input``, ``<Tool>Output``, ``<Tool>ErrorCode`` and ``<Tool>Error``.
 
     The types of shared definitions are imported from ``./defs`` (``shared_declarations``), or, without
-    ``import_shared``, named as declared beside them in one file.
+    ``import_shared``, named as declared beside them in one file. A named schema never takes a name the file
+    declares itself, nor one of ``reserved`` (suffixes of ``<Tool>`` the caller declares beside them).
     """
     prefix = c.prefix
     shared = {name: shared_class(name) for name in c.shared}
-    taken = {f"{prefix}{name}" for name in ("Name", "Input", "Output", "ErrorCode", "Error")} | set(shared.values())
+    names = ("Name", "Input", "Output", "ErrorCode", "Error", *reserved)
+    taken = {f"{prefix}{name}" for name in names} | set(shared.values())
     types = _Types(input_schema, prefix, taken, f"{prefix}Input", shared)
     input_type = types.of(input_schema)
     out_types = _Types(c.output_schema, prefix, taken, f"{prefix}Output", shared)
@@ -266,20 +295,23 @@ _PARAM_TYPES: Final = {"str": "string", "int": "number", "float": "number", "boo
 """An error factory's parameter, from the Python annotation the model gives it; anything else is ``unknown``."""
 
 
-def _literal(value: object, indent: str = "") -> str:
+def typescript_literal(value: object, indent: str = "") -> str:
     """A JSON value as a TypeScript literal over several lines, continued at ``indent``."""
     text = json.dumps(value, ensure_ascii=False, indent=2).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return text.replace("\n", "\n" + indent)
 
 
-def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, Any]:
+def typescript_module(c: Contract, definition: Mapping[str, Any], nullable: Sequence[str] = ()) -> dict[str, Any]:
     """What ``tool.ts.jinja`` fills: the module of one tool for TypeScript projects.
 
     Its types (``typescript_declarations``, the name constant a real value), the MCP ``definition``
     as the exports list it, the contract data the runtime's ``Contract`` runs (``runtime_sources``), and a typed
-    factory per catalogue entry. Shared definitions are declared in the module itself.
+    factory per catalogue entry. Shared definitions are declared in the module itself. ``nullable``: the
+    pointers into the input schema that OpenAI strict mode made nullable (the loss list), whose nulls the
+    runtime drops.
     """
-    declarations = typescript_declarations(c, c.input_schema, import_shared=False)
+    module_names = ("Definition", "Contract", "Handler", "Errors")  # what tool.ts.jinja declares beside the types
+    declarations = typescript_declarations(c, c.input_schema, import_shared=False, reserved=module_names)
     declared = f"export declare const {c.prefix}Name: {tsstr(c.name)};"
     declarations = declarations.replace(declared, f"export const {c.prefix}Name = {tsstr(c.name)};")
     shared = shared_declarations([c]) if c.shared else None
@@ -301,11 +333,12 @@ def typescript_module(c: Contract, definition: Mapping[str, Any]) -> dict[str, A
     ]
     return {
         "declarations": ((shared or "") + declarations).rstrip("\n"),
-        "definition": _literal(definition),
+        "definition": typescript_literal(definition),
         "catalogue_codes": " | ".join(tsstr(e.code) for e in c.errors) or "never",
-        "input": _literal(data["input"], "  "),
-        "output": _literal(data["output"], "  "),
-        "errors": _literal(errors, "  "),
-        "render": _literal(data["render"], "  "),
+        "input": typescript_literal(data["input"], "  "),
+        "output": typescript_literal(data["output"], "  "),
+        "errors": typescript_literal(errors, "  "),
+        "render": typescript_literal(data["render"], "  "),
+        "nullable": tsstr(list(nullable)),
         "factories": factories,
     }

@@ -21,7 +21,7 @@ Settings, all optional (paths are relative to the project folder)::
 
     [tool.toolproof.export]
     accept-losses = {}               # reserved: losses a project accepts, by provider
-    languages = ["typescript"]       # tool modules gen writes beside Python (LANGUAGES)
+    languages = ["python", "typescript"]   # the languages gen writes tool modules for (LANGUAGES); default python
 
     [tool.toolproof.lint]
     strict-export = false
@@ -74,8 +74,11 @@ EXPORT_FORMATS: Final = (
 )
 """What ``exports`` may name: a provider's tool definitions, per tool set, or a file per tool (JSON Schema,
 TypeScript declarations, test vectors, the published contract), each in its folder under ``exports/``."""
-LANGUAGES: Final = ("typescript",)
-"""What ``[export] languages`` may name: the languages gen writes a module per tool for, beside Python."""
+LANGUAGES: Final = ("python", "typescript")
+"""What ``[export] languages`` may name: the languages gen writes a module per tool for (and ``new`` a handler
+skeleton in). Without the setting, Python; ``["typescript"]`` alone writes no Python stubs or tests, which a
+TypeScript project could not use (its ``generated/__init__.py`` and ``contracts/*.json`` index stay: conform reads
+them)."""
 DEFAULT_EXPORTS: Final = ("mcp", "openai", "anthropic")
 """What gen writes without an ``exports`` setting: the MCP definitions the host serves (always written) and
 the two provider APIs most projects call. ``toolproof export --format`` prints any format on demand."""
@@ -112,6 +115,8 @@ class ProjectConfig:
     """The formats gen writes under ``exports/`` (``EXPORT_FORMATS``), in that order; ``mcp`` always among them."""
     publish: Mapping[str, Any] = field(default_factory=dict)
     """``[tool.toolproof.publish]``: the server.json and MCPB manifest gen writes (``generator.publishing``)."""
+    languages: tuple[str, ...] = ("python",)
+    """The languages of the project's handlers (``[export] languages``, ``LANGUAGES``), in that order."""
 
     @property
     def is_builtin(self) -> bool:
@@ -255,8 +260,10 @@ def _exports(where: Path, value: Any) -> tuple[str, ...]:
     return tuple(f for f in EXPORT_FORMATS if f in value or f == "mcp")
 
 
-def _languages(where: Path, value: Any) -> None:
-    """Check ``[export] languages``: a list of known languages (gen would skip any other without a word).
+def _languages(where: Path, value: Any) -> tuple[str, ...]:
+    """The ``[export] languages`` setting, checked: one known language or more, in ``LANGUAGES`` order.
+
+    Gen would skip an unknown one without a word; none would leave the project's tools with no handlers.
 
     Raises:
         ProjectError: at the setting's line, naming the unknown language, the closest known one and every one.
@@ -273,6 +280,9 @@ def _languages(where: Path, value: Any) -> None:
             raise ProjectError(
                 located, f"export.languages: unknown language {name!r}; {hint}known: {', '.join(LANGUAGES)}"
             )
+    if not value:
+        raise ProjectError(located, f"export.languages names no language; name one or more of: {', '.join(LANGUAGES)}")
+    return tuple(name for name in LANGUAGES if name in value)
 
 
 def _line_of(path: Path, key: str, tables: tuple[str, ...] = ("", "tool.toolproof")) -> str:
@@ -357,8 +367,7 @@ def load_config(config_file: Path) -> ProjectConfig:
     export, lint, publish = table.get("export", {}), table.get("lint", {}), table.get("publish", {})
     if not isinstance(export, Mapping) or not isinstance(lint, Mapping) or not isinstance(publish, Mapping):
         raise ProjectError(where, "export, lint and publish must be tables")
-    if "languages" in export:
-        _languages(config_file, export["languages"])
+    languages = _languages(config_file, export["languages"]) if "languages" in export else ("python",)
     contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
     source_roots = tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."])))
     handler_folders = [("handlers", p.joinpath(*handlers.split("."))) for p in source_roots or (root,)]
@@ -386,6 +395,7 @@ def load_config(config_file: Path) -> ProjectConfig:
         lint=lint,
         publish=publish,
         exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
+        languages=languages,
     )
 
 

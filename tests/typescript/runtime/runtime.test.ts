@@ -1,6 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Contract, ERROR_META_KEY, Template, ToolError, dumps, jsonPath, toMcp, unknownTool } from "../runtime/index.js";
+import {
+  Contract,
+  ERROR_META_KEY,
+  MADE_NULLABLE,
+  NullStripper,
+  Template,
+  ToolError,
+  dumps,
+  jsonPath,
+  nullablePointers,
+  toMcp,
+  unknownTool,
+} from "../runtime/index.js";
 
 type Input = { text: string; max_words?: number };
 type Output = { words: number; characters: number };
@@ -17,6 +29,7 @@ const contract = new Contract<Input, Output, "too_many_words">({
   output: { type: "object", properties: { words: { type: "integer" }, characters: { type: "integer" } }, required: ["words", "characters"] },
   errors: { too_many_words: { message: "The text has {words} words; the limit is {max_words}", hint: "Send less." } },
   render: { result: "{words} words, {characters} characters", error: "ERROR: {message}", error_output: { code: "{code}", limit: "{max_words}", kind: "refusal", said: "{text}!" } },
+  nullable: ["/properties/max_words"],
 });
 
 const tool = contract.bind((args) => {
@@ -81,4 +94,64 @@ test("anything else a handler throws is internal_error, with no detail", async (
 test("an unknown tool is unknown_tool naming the tools there are", () => {
   const mcp = unknownTool("nope", [tool]);
   assert.equal(mcp.content[0]?.text, "ERROR: Unknown tool 'nope'. Available tools: word_count.");
+});
+
+test("the loss list names what OpenAI strict mode made nullable, per tool, input only", () => {
+  const loss = { schema: "input", keyword: "required", action: MADE_NULLABLE, detail: "" };
+  const losses = [
+    { ...loss, tool: "word_count", pointer: "/properties/max_words" },
+    { ...loss, tool: "word_count", pointer: "/properties/max_words" },
+    { ...loss, tool: "other", pointer: "/properties/limit" },
+    { ...loss, tool: "word_count", pointer: "/properties/text", action: "moved to description" },
+    { ...loss, tool: "word_count", pointer: "", schema: "output" },
+  ];
+  assert.deepEqual(nullablePointers(losses, "word_count"), ["/properties/max_words"]);
+});
+
+test("a null sent where strict mode made a property nullable is read as absent; any other null is judged", async () => {
+  const sent = await tool.call({ text: "a b", max_words: null });
+  assert.deepEqual(sent.output, { words: 2, characters: 3 });
+  const refused = await tool.call({ text: null, max_words: null });
+  assert.equal(refused.error?.code, "invalid_arguments");
+  assert.match(refused.error?.message ?? "", /^Invalid arguments: \$\.text: /);
+});
+
+test("nulls are dropped at nested objects, array items, prefix items, $ref targets and branches", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      page: { type: "object", properties: { size: { type: "integer" }, keep: { type: ["integer", "null"] } } },
+      rows: { type: "array", items: { $ref: "#/$defs/Row" } },
+      pair: { type: "array", prefixItems: [{ type: "object", properties: { a: { type: "string" } } }] },
+      either: { anyOf: [{ type: "object", properties: { b: { type: "string" } } }, { type: "string" }] },
+      "a/b": { type: "string" },
+    },
+    $defs: { Row: { type: "object", properties: { note: { type: "string" } } } },
+  };
+  const stripper = new NullStripper(schema, [
+    "/properties/page/properties/size",
+    "/$defs/Row/properties/note",
+    "/properties/pair/prefixItems/0/properties/a",
+    "/properties/either/anyOf/0/properties/b",
+    "/properties/a~1b",
+  ]);
+  const sent = {
+    page: { size: null, keep: null },
+    rows: [{ note: null }, { note: "x" }],
+    pair: [{ a: null }, { a: null }],
+    either: { b: null },
+    "a/b": null,
+    other: null,
+  };
+  assert.deepEqual(stripper.strip(sent), {
+    page: { keep: null },
+    rows: [{}, { note: "x" }],
+    pair: [{}, { a: null }],
+    either: {},
+    other: null,
+  });
+  assert.deepEqual(sent.page, { size: null, keep: null }); // the value sent is not changed
+  const untouched = { page: { size: 1 } };
+  assert.equal(stripper.strip(untouched), untouched);
+  assert.equal(new NullStripper(schema, []).active, false);
 });

@@ -1,6 +1,7 @@
 /** The TypeScript runtime of toolproof tools: run each as its contract says. Everything public is exported here. */
 export { dumps } from "./json.js";
 export { Template, TemplateSyntaxError, MissingValueError, WHOLE, formatValue } from "./template.js";
+export { MADE_NULLABLE, NullStripper, nullablePointers, type Loss } from "./nulls.js";
 export { SchemaValidator, jsonPath, type Violation } from "./validation.js";
 export {
   Contract,

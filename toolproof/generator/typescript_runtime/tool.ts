@@ -5,6 +5,7 @@
  */
 import { Template, MissingValueError } from "./template.js";
 import { SchemaValidator } from "./validation.js";
+import { NullStripper } from "./nulls.js";
 
 export const ERROR_META_KEY = "dev.toolproof/error";
 export const INVALID_ARGUMENTS = "invalid_arguments";
@@ -53,6 +54,8 @@ export interface ContractData<Code extends string> {
   readonly output: object;
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
   readonly render: { readonly result: string; readonly error: string; readonly error_output?: Readonly<Record<string, unknown>> };
+  /** Pointers into `input` of the optional properties OpenAI strict mode made nullable (`nullablePointers`). */
+  readonly nullable?: readonly string[];
 }
 
 /** A catalogued failure a handler raises, through its generated factory; the message is built from the params. */
@@ -100,6 +103,7 @@ export class Contract<Input, Output, Code extends string> {
   readonly errorOutput: ReadonlyArray<readonly [string, Template | unknown]> | null;
   readonly input: SchemaValidator;
   readonly output: SchemaValidator;
+  readonly nulls: NullStripper;
   declare readonly _types?: { input: Input; output: Output; code: Code };
 
   constructor(data: ContractData<Code>) {
@@ -118,6 +122,7 @@ export class Contract<Input, Output, Code extends string> {
     this.errorOutput = shape === undefined ? null : Object.entries(shape).map(([k, v]) => [k, typeof v === "string" ? new Template(v) : v] as const);
     this.input = new SchemaValidator(data.input);
     this.output = new SchemaValidator(data.output);
+    this.nulls = new NullStripper(data.input, data.nullable ?? []);
   }
 
   /** Bind a handler: the handler's type is checked against the contract's input and output. */
@@ -139,9 +144,10 @@ export class Tool {
     return this.contract.name;
   }
 
-  /** Call the tool with `args` (a JSON value): never throws; a failure is a catalogued error. */
-  async call(args: unknown): Promise<ToolResult> {
+  /** Call the tool with the arguments `sent` (a JSON value): never throws; a failure is a catalogued error. */
+  async call(sent: unknown): Promise<ToolResult> {
     const c = this.contract;
+    const args = c.nulls.strip(sent); // a null strict mode forced means absent
     const refused = c.input.violations(args);
     const first = refused[0];
     if (first !== undefined) {
