@@ -184,6 +184,12 @@ CASES: dict[str, Case] = {
         "no loss of openai; remove it",
         settings='[tool.toolproof]\nexport = {accept-losses = {openai = ["echo:input/properties/nope:minLength"]}}\n',
     ),
+    "TP420": Case(
+        {"echo.yaml": _echo(extra="scopes: [notes:read, notes:wirte]\n")},
+        "contracts/echo.yaml:18:22: error [TP420] scope 'notes:wirte' is not one the project declares (did you mean"
+        " 'notes:write'?)",
+        settings='[tool.toolproof]\nserve = {scopes = ["notes:read", "notes:write"]}\n',
+    ),
 }
 
 

@@ -115,6 +115,8 @@ class Contract:
     """The types of shared definitions its stub imports from the generated ``defs`` module."""
     shared_schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each shared definition its schemas hold, bundled (its ``$ref``\\ s reach ``#/$defs/<another>``)."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller's token must hold to call the tool (when the host serves OAuth)."""
 
     @property
     def sources(self) -> dict[str, str]:
@@ -159,6 +161,7 @@ class Contract:
             "handler": self.handler,
             "toolsets": list(self.toolsets),
             "needs": list(self.needs),
+            **({"scopes": list(self.scopes)} if self.scopes else {}),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
             **({"attaches": list(self.attaches)} if self.attaches else {}),
             "input": self.input_schema,
@@ -260,6 +263,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         handler=data.get("handler") or default_handler_ref(module, handlers_package),
         toolsets=tuple(data.get("toolsets", ())),
         needs=tuple(data.get("needs", ())),
+        scopes=tuple(data.get("scopes", ())),
         timeout=data.get("timeout"),
         attaches=tuple(data.get("attaches", ())),
         annotations=data["annotations"],

@@ -135,6 +135,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
         Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
+        Rule("TP420", "unknown-scope", _E, "scopes names an OAuth scope the project does not declare."),
     )
 }
 # fmt: on
@@ -548,6 +549,14 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
         "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
         "it. Lint reads the module's source and runs none of it.",
+    ),
+    "TP420": RuleDoc(
+        "scopes: [notes:wirte]\n"
+        "# with [tool.toolproof.serve] scopes = [\"notes:read\", \"notes:write\"]:\n"
+        "# error [TP420] scope 'notes:wirte' is not one the project declares (did you mean 'notes:write'?)",
+        "Name a scope the project declares, or declare it in the settings (`[tool.toolproof.serve] scopes = "
+        "[\"notes:read\", \"notes:write\"]`): the declared list is what the authorization server must know how to "
+        "issue, so a misspelt scope would make the tool uncallable by every token.",
     ),
 }
 # fmt: on

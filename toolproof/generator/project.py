@@ -568,6 +568,27 @@ def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> lis
     return problems
 
 
+def _scope_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
+    """``unknown-scope``: a contract's ``scopes`` entry that the project's ``[serve] scopes`` does not declare."""
+    declared = set(config.scopes)
+    problems: list[Problem] = []
+    for contract in contracts:
+        for index, scope in enumerate(contract.scopes):
+            if scope in declared:
+                continue
+            close = difflib.get_close_matches(scope, sorted(declared), n=1)
+            if close:
+                known = f"did you mean '{close[0]}'?"
+            elif declared:
+                known = f"declared: {', '.join(sorted(declared))}"
+            else:
+                known = 'the project declares none: add [tool.toolproof.serve] scopes = ["..."] to its settings'
+            line, column = contract.where(("scopes", index))
+            message = f"scope '{scope}' is not one the project declares ({known})"
+            problems.append(rule("unknown-scope").at(contract.source, line, column, message))
+    return problems
+
+
 def load_project(
     root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, loss_summary: bool = False
 ) -> Project:
@@ -588,6 +609,7 @@ def load_project(
         project.problems.extend(_handler_problems(config, project.contracts))
         project.problems.extend(_factory_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
+        project.problems.extend(_scope_problems(config, project.contracts))
         if project.ok and project.contracts:
             project.problems.extend(
                 _export_problems(

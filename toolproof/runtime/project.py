@@ -25,6 +25,9 @@ Settings, all optional (paths are relative to the project folder)::
 
     [tool.toolproof.lint]
     strict-export = false
+
+    [tool.toolproof.serve]           # read by `toolproof serve` (docs/deployment.md)
+    scopes = ["notes:read", "notes:write"]   # the OAuth scopes contracts may name
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ __all__ = [
     "find_project",
     "has_settings",
     "load_config",
+    "setting_line",
 ]
 
 CONFIG_FILES: Final = ("toolproof.toml", "pyproject.toml")
@@ -62,7 +66,7 @@ _KEYS: Final = frozenset(
     {
         *("contracts", "generated", "package", "handlers", "source-roots", "include", "resources", "command"),
         "exports",
-        *("export", "lint", "breaking"),
+        *("export", "lint", "breaking", "serve"),
     }
 )
 EXPORT_FORMATS: Final = (
@@ -107,6 +111,10 @@ class ProjectConfig:
     lint: Mapping[str, Any] = field(default_factory=dict)
     exports: tuple[str, ...] = DEFAULT_EXPORTS
     """The formats gen writes under ``exports/`` (``EXPORT_FORMATS``), in that order; ``mcp`` always among them."""
+    serve: Mapping[str, Any] = field(default_factory=dict)
+    """The ``[serve]`` table as written: read and checked by ``toolproof serve`` (``serve.policy``)."""
+    scopes: tuple[str, ...] = ()
+    """The OAuth scopes the project declares (``[serve] scopes``): the only ones a contract may name."""
 
     @property
     def is_builtin(self) -> bool:
@@ -270,6 +278,30 @@ def _languages(where: Path, value: Any) -> None:
             )
 
 
+def setting_line(path: Path, key: str, table: str) -> str:
+    """``path:line`` of the line that sets ``key`` in the settings table ``table`` (``serve``); the path alone."""
+    return _line_of(path, key, (f"tool.toolproof.{table}", table))
+
+
+def _scopes(where: Path, value: Any) -> tuple[str, ...]:
+    """``[serve] scopes``, checked: each an OAuth scope token (RFC 6749 §3.3: printable ASCII, no space, ``"``, ``\\``).
+
+    Raises:
+        ProjectError: at the setting's line, naming the first scope that is not one.
+    """
+    located = setting_line(where, "scopes", "serve")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProjectError(located, 'serve.scopes must be a list of scope names, e.g. ["notes:read"]')
+    for scope in value:
+        if not scope or len(scope) > 128 or any(not "!" <= ch <= "~" or ch in '"\\' for ch in scope):
+            raise ProjectError(
+                located,
+                f"serve.scopes: {scope!r} is not an OAuth scope: use 1 to 128 printable ASCII characters"
+                " without spaces, quotes or backslashes (RFC 6749 §3.3)",
+            )
+    return tuple(dict.fromkeys(value))
+
+
 def _line_of(path: Path, key: str, tables: tuple[str, ...] = ("", "tool.toolproof")) -> str:
     """``path:line`` of the line that sets ``key`` in one of ``tables``; the path alone when no line does.
 
@@ -349,9 +381,14 @@ def load_config(config_file: Path) -> ProjectConfig:
     resources = _strings(where, "resources", table.get("resources", []))
     if package == _BUILTIN_PACKAGE:
         resources = (*resources, BUILTIN_RESOURCES)
-    export, lint = table.get("export", {}), table.get("lint", {})
-    if not isinstance(export, Mapping) or not isinstance(lint, Mapping):
-        raise ProjectError(where, "export and lint must be tables")
+    export, lint, serve = table.get("export", {}), table.get("lint", {}), table.get("serve", {})
+    if not isinstance(export, Mapping) or not isinstance(lint, Mapping) or not isinstance(serve, Mapping):
+        raise ProjectError(where, "export, lint and serve must be tables")
+    unknown = sorted(set(serve) - {"scopes", "middleware", "rate-limits"})
+    if unknown:
+        raise ProjectError(
+            where, f"unknown serve setting(s) {', '.join(unknown)}; known: middleware, rate-limits, scopes"
+        )
     if "languages" in export:
         _languages(config_file, export["languages"])
     contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
@@ -380,6 +417,8 @@ def load_config(config_file: Path) -> ProjectConfig:
         export=export,
         lint=lint,
         exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
+        serve=serve,
+        scopes=_scopes(config_file, serve["scopes"]) if "scopes" in serve else (),
     )
 
 

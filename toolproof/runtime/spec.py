@@ -128,6 +128,8 @@ class ToolSpec:
     """Seconds a call may run before it ends in ``timed_out``; None: no limit, the handler runs inline."""
     attaches: frozenset[str] = frozenset()
     """Kinds of content block the handler may attach (``ctx.attach``); any other is refused."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller's token must hold to call the tool, when the host serves OAuth."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -158,6 +160,7 @@ class ToolSpec:
             package=package,
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
             timeout=data.get("timeout"),
+            scopes=tuple(data.get("scopes", ())),
             attaches=frozenset(data.get("attaches", ())),
         )
 

@@ -32,6 +32,7 @@ from toolproof.runtime.serve.options import (
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
+    from toolproof.runtime.serve.http import CallGate
     from toolproof.runtime.serve.http_server import LimitedApp
     from toolproof.runtime.serve.oauth import ResourceServer
 
@@ -220,13 +221,14 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     except (OSError, ValueError) as exc:
         raise click.UsageError(f"auth tokens: {exc}") from None
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
-    oauth = _resource_server(options, tokens)
+    oauth = _resource_server(options, tokens, runtime)
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens, oauth)
+    gate = _gate(runtime, oauth, warn=not worker)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
-    rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits))
+    rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits, gate=gate))
     core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
     # One budget for the whole app: call slots, response bytes and request body bytes.
-    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
+    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies, gate=gate)
     _trace_or_exit(runtime, options)
     return ToolproofApp(rest, mcp, security, runtime.telemetry)
 
@@ -253,8 +255,28 @@ def _trace_or_exit(runtime: Runtime, options: dict[str, Any]) -> None:
     runtime.telemetry = Telemetry()
 
 
-def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServer | None:
-    """The OAuth resource server the ``--oauth-*`` options describe, or None when they name no issuer."""
+def _gate(runtime: Runtime, oauth: ResourceServer | None, *, warn: bool = True) -> CallGate | None:
+    """What judges each call before it runs: the scopes its contract names, when OAuth is on (else nothing)."""
+    if oauth is None:  # static tokens carry no scopes: a contract's scopes bind OAuth callers only
+        scoped = sorted(spec.name for spec in runtime.specs if spec.scopes)
+        if scoped and warn:
+            click.echo(
+                f"warning: {', '.join(scoped)} name OAuth scopes, which only --oauth-issuer enforces: without it"
+                " any caller the host lets in may call them",
+                err=True,
+            )
+        return None
+    from toolproof.runtime.serve.gate import ScopeGate
+
+    scopes = ScopeGate(runtime.specs, oauth.settings)
+    return scopes if scopes else None
+
+
+def _resource_server(options: dict[str, Any], tokens: list[str], runtime: Runtime) -> ResourceServer | None:
+    """The OAuth resource server the ``--oauth-*`` options describe, or None when they name no issuer.
+
+    Its metadata's ``scopes_supported`` names those every call needs, then those the served tools' contracts name.
+    """
     issuer, resource = options["oauth_issuer"], options["oauth_resource"]
     if issuer is None:
         if resource is not None or options["oauth_jwks"] is not None or options["oauth_scopes"]:
@@ -267,7 +289,10 @@ def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServ
     from toolproof.runtime.serve.oauth import OAuthSettings, ResourceServer
 
     try:
-        settings = OAuthSettings(issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]))
+        supported = tuple(sorted({scope for spec in runtime.specs for scope in spec.scopes}))
+        settings = OAuthSettings(
+            issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]), supported=supported
+        )
         return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"])
     except (ValueError, ImportError) as exc:
         raise click.UsageError(str(exc)) from None

@@ -79,6 +79,8 @@ class OAuthSettings:
     """The issuer's JWKS; None: its metadata's ``jwks_uri``."""
     scopes: tuple[str, ...] = ()
     """Scopes every call needs (all of them), advertised as ``scopes_supported``."""
+    supported: tuple[str, ...] = ()
+    """Scopes some calls need (those the served tools' contracts name), advertised after ``scopes``."""
 
     def __post_init__(self) -> None:
         for what, url in (("issuer", self.issuer), ("resource", self.resource), ("JWKS", self.jwks_uri)):
@@ -87,8 +89,13 @@ class OAuthSettings:
             parts = urlsplit(url)
             if not https_or_loopback(url) or parts.query or parts.fragment:
                 raise ValueError(f"the OAuth {what} {url!r} must be an https URL (or http to loopback), no query")
-        if any(not scope or any(char.isspace() or char in '"\\' for char in scope) for scope in self.scopes):
+        if any(not scope or any(char.isspace() or char in '"\\' for char in scope) for scope in self.all_scopes):
             raise ValueError("an OAuth scope is empty or holds whitespace, a quote or a backslash")
+
+    @property
+    def all_scopes(self) -> tuple[str, ...]:
+        """Every scope a call of this host may need: ``scopes``, then ``supported``, once each."""
+        return tuple(dict.fromkeys((*self.scopes, *self.supported)))
 
     @property
     def metadata_path(self) -> str:
@@ -109,8 +116,8 @@ class OAuthSettings:
             "bearer_methods_supported": ["header"],  # RFC 6750 §2.1 only: MCP forbids tokens in the query
             "resource_signing_alg_values_supported": list(ALGORITHMS),
         }
-        if self.scopes:
-            document["scopes_supported"] = list(self.scopes)
+        if self.all_scopes:
+            document["scopes_supported"] = list(self.all_scopes)
         return document
 
 
@@ -122,12 +129,14 @@ class TokenRefusal:
     error: str | None = None
     description: str = "a valid bearer token is required"
     scopes: tuple[str, ...] = field(default=())
+    """The scopes the challenge names (``insufficient_scope``: all the refused call needs); empty: the host's."""
 
     def challenge(self, settings: OAuthSettings) -> bytes:
         """The ``WWW-Authenticate`` value for this refusal (RFC 6750 §3, RFC 9728 §5.1)."""
         params = [f'resource_metadata="{settings.metadata_url}"']
-        if settings.scopes:
-            params.append(f'scope="{" ".join(settings.scopes)}"')
+        scopes = self.scopes or settings.scopes
+        if scopes:
+            params.append(f'scope="{" ".join(scopes)}"')
         if self.error is not None:  # RFC 6750 §3.1: no error code when the request carried no token
             params += [f'error="{self.error}"', f'error_description="{self.description}"']
         return ("Bearer " + ", ".join(params)).encode("ascii")
