@@ -87,6 +87,9 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP407": "an earlier revision",
     "TP408": "the handlers package",
     "TP411": "the project's settings",
+    "TP421": "the project's settings",
+    "TP422": "the project's settings",
+    "TP423": "the project's settings",
 }
 """Rules whose example is not a part of one contract, with what it is instead."""
 

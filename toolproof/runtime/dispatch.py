@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolproof.runtime.arguments import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, BadArguments, parse_arguments
 from toolproof.runtime.coercion import coerce_integers
-from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching
+from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching, current_caller
 from toolproof.runtime.errors import (
     DEFAULT_ERROR_TEXT,
     INTERNAL_ERROR,
@@ -56,6 +56,7 @@ from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
 if TYPE_CHECKING:
+    from toolproof.runtime.middleware import Middleware
     from toolproof.runtime.serve.telemetry import Telemetry
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
@@ -203,6 +204,18 @@ class Runtime:
         """The context of each tool for calls without a session: immutable, so made once, not per call."""
         self.telemetry: Telemetry | None = None
         """Traces and counts every call when the host turned OpenTelemetry on (``serve --otel``); None: off."""
+        self._middleware: dict[str, tuple[Middleware, ...]] = {}
+        """The middleware run around each tool's calls (``use``), by tool name; none for most."""
+
+    def use(self, middleware: Middleware, toolsets: Iterable[str] | None = None) -> None:
+        """Run ``middleware`` around every call of the tools in ``toolsets`` (None: all), inside those added before.
+
+        See ``toolproof.runtime.middleware``.
+        """
+        sets = None if toolsets is None else frozenset(toolsets)
+        for name, tool in self._tools.items():
+            if sets is None or sets.intersection(tool.spec.toolsets):
+                self._middleware[name] = (*self._middleware.get(name, ()), middleware)
 
     def _fill_enums(self, tool: BoundTool) -> BoundTool:
         """Give each dynamic-enum field the values its source has now (e.g. the discovered skills)."""
@@ -258,9 +271,41 @@ class Runtime:
             arguments: a JSON object as text (as LLM APIs send it) or already parsed.
             session: the caller's session, for tools that keep per-session state.
         """
+        chain = self._middleware.get(name)
+        if chain is not None:
+            return self._around(chain, name, arguments, session)
         if self.telemetry is not None:
             return self.telemetry.call(lambda: self._call(name, arguments, session), name)
         return self._call(name, arguments, session)
+
+    def _around(
+        self,
+        chain: tuple[Middleware, ...],
+        name: str,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        session: str | None,
+    ) -> ToolResult:
+        """``call`` through the tool's middleware (traced as a whole when telemetry is on)."""
+        import orjson
+
+        from toolproof.runtime.middleware import Call, run_around
+
+        shown = arguments
+        if isinstance(arguments, (str, bytes)):
+            try:
+                shown = orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                shown = None
+        call = Call(name, shown if isinstance(shown, Mapping) else None, current_caller(), session)
+        spec = self._tools[name].spec
+
+        def proceed() -> ToolResult:
+            return self._call(name, arguments, session)
+
+        def run() -> ToolResult:
+            return run_around(chain, call, proceed, lambda: self._error(spec, INTERNAL_ERROR, {}, None))
+
+        return self.telemetry.call(run, name) if self.telemetry is not None else run()
 
     def _call(self, name: str, arguments: str | bytes | Mapping[str, Any] | None, session: str | None) -> ToolResult:
         """``call``, untraced."""
