@@ -32,7 +32,7 @@ from toolproof.runtime.serve.options import (
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
-    from toolproof.runtime.serve.http import CallGate
+    from toolproof.runtime.serve.http import CallGate, Refusal, Scope
     from toolproof.runtime.serve.http_server import LimitedApp
     from toolproof.runtime.serve.oauth import ResourceServer
 
@@ -223,7 +223,7 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
     oauth = _resource_server(options, tokens, runtime)
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens, oauth)
-    gate = _gate(runtime, oauth, warn=not worker)
+    gate = _gate(config, runtime, oauth, options.get("rate_file"), warn=not worker)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
     rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits, gate=gate))
     core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
@@ -255,8 +255,45 @@ def _trace_or_exit(runtime: Runtime, options: dict[str, Any]) -> None:
     runtime.telemetry = Telemetry()
 
 
-def _gate(runtime: Runtime, oauth: ResourceServer | None, *, warn: bool = True) -> CallGate | None:
-    """What judges each call before it runs: the scopes its contract names, when OAuth is on (else nothing)."""
+def _gate(
+    config: ProjectConfig, runtime: Runtime, oauth: ResourceServer | None, rate_file: str | None, *, warn: bool = True
+) -> CallGate | None:
+    """What judges each call before it runs: the scopes its contract names (OAuth), then the rate limits.
+
+    ``rate_file`` is the bucket file the supervisor of ``serve --workers`` shares with its workers; None: a
+    private one (one process).
+    """
+    gates = [gate for gate in (_scope_gate(runtime, oauth, warn=warn), _rate_gate(config, runtime, rate_file)) if gate]
+    if len(gates) < 2:
+        return gates[0] if gates else None
+    scopes, rates = gates
+
+    def both(tool: str, scope: Scope) -> Refusal | None:
+        return scopes(tool, scope) or rates(tool, scope)  # a call refused its scope takes no rate
+
+    return both
+
+
+def _rate_gate(config: ProjectConfig, runtime: Runtime, rate_file: str | None) -> CallGate | None:
+    """The rate limits of ``[serve] rate-limits`` over the served tools; None when there are none."""
+    if not config.serve.get("rate-limits"):
+        return None
+    from toolproof.runtime.project import ProjectError
+    from toolproof.runtime.serve.policy import rate_limits
+    from toolproof.runtime.serve.ratelimit import RateGate, SharedBuckets
+
+    try:
+        limits = rate_limits(config)
+        buckets = SharedBuckets(None if rate_file is None else Path(rate_file))
+    except ProjectError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"rate limits: {exc}") from None
+    return RateGate(limits, runtime.specs, buckets)
+
+
+def _scope_gate(runtime: Runtime, oauth: ResourceServer | None, *, warn: bool = True) -> CallGate | None:
+    """The scopes the served tools' contracts name, when OAuth is on (else nothing)."""
     if oauth is None:  # static tokens carry no scopes: a contract's scopes bind OAuth callers only
         scoped = sorted(spec.name for spec in runtime.specs if spec.scopes)
         if scoped and warn:
@@ -328,7 +365,8 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
             claim = claim_port(address[0], port)
         except OSError as exc:
             raise click.ClickException(f"cannot serve on {options['host']}:{port}: {exc.strerror}") from None
-        spec = {"served": served, "options": {**options, "port": port}}
+        rate_file = _shared_buckets(config)  # the workers count every caller's calls together
+        spec = {"served": served, "options": {**options, "port": port, "rate_file": rate_file}}
         env = {**os.environ, **secret, WORKER_ENV: json.dumps(spec, default=str)}
         command = [sys.executable, "-c", "from toolproof.runtime.serve.commands import serve_worker; serve_worker()"]
         click.echo(f"toolproof: serving http://{options['host']}:{port} with {options['workers']} workers", err=True)
@@ -337,8 +375,22 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
         finally:
             if claim is not None:
                 claim.close()
+            if rate_file is not None:
+                Path(rate_file).unlink(missing_ok=True)
     if status:
         sys.exit(status)
+
+
+def _shared_buckets(config: ProjectConfig) -> str | None:
+    """A new bucket file for the workers' rate limits; None when the project sets none."""
+    if not config.serve.get("rate-limits"):
+        return None
+    from toolproof.runtime.serve.ratelimit import bucket_file
+
+    try:
+        return str(bucket_file())
+    except OSError as exc:
+        raise click.ClickException(f"rate limits: cannot make the workers' shared file: {exc}") from None
 
 
 def serve_worker() -> None:
