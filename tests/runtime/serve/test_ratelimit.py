@@ -17,7 +17,7 @@ from toolproof.runtime.serve.http import HttpApp
 from toolproof.runtime.serve.limits import HttpLimits
 from toolproof.runtime.serve.mcp import McpServer
 from toolproof.runtime.serve.policy import RateLimit
-from toolproof.runtime.serve.ratelimit import PROBES, SLOTS, SIZE, RateGate, SharedBuckets, bucket_file
+from toolproof.runtime.serve.ratelimit import PROBES, SIZE, SLOTS, RateGate, SharedBuckets, bucket_file
 from toolproof.runtime.serve.streamable import StreamableMcp
 from toolproof.runtime.toolbox import builtin_runtime
 
