@@ -17,6 +17,7 @@ made-up callers costs a fixed file and never refuses a caller it has not counted
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import math
 import mmap
@@ -123,6 +124,7 @@ class SharedBuckets:
         os.close(self._fd)
 
 
+@functools.lru_cache(maxsize=4096)  # the callers seen lately: a hash a call saved
 def _key(limit: int, who: str) -> int:
     digest = hashlib.blake2b(f"{limit}\0{who}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "little") | 1  # never 0, which marks a free slot
