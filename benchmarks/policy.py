@@ -29,7 +29,6 @@ from toolproof.runtime.serve.ratelimit import RateGate, SharedBuckets
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
 
-
 _OUTPUT: dict[str, Any] = {
     "success": True,
     "skill_name": "calculator",
