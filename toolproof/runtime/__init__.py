@@ -15,16 +15,20 @@ from toolproof.runtime.context import Caller, EnumSource, ResourceCheck, Resourc
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RegistryError, ToolError, ToolproofError
 from toolproof.runtime.host import HostOptions
+from toolproof.runtime.middleware import Call, Middleware, Proceed
 from toolproof.runtime.project import ProjectConfig, ProjectError, find_project
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.template import Template
 from toolproof.runtime.toolbox import builtin_runtime, open_runtime
 
 __all__ = [
+    "Call",
     "Caller",
     "EnumSource",
     "ErrorInfo",
     "HostOptions",
+    "Middleware",
+    "Proceed",
     "ProjectConfig",
     "ProjectError",
     "RegistryError",
