@@ -34,11 +34,14 @@ if TYPE_CHECKING:
     from toolproof.runtime.project import ProjectConfig
     from toolproof.runtime.serve.http import CallGate, Refusal, Scope
     from toolproof.runtime.serve.http_server import LimitedApp
-    from toolproof.runtime.serve.oauth import ResourceServer
+    from toolproof.runtime.serve.introspection import Introspection
+    from toolproof.runtime.serve.oauth import OAuthSettings, ResourceServer
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
+CLIENT_SECRET_ENV = "TOOLPROOF_OAUTH_CLIENT_SECRET"
+"""The client secret for token introspection: from the environment only, never on a command line others can read."""
 
 __all__ = ["serve", "serve_worker", "skills", "toolsets"]
 
@@ -181,6 +184,22 @@ def _http_options(fn: F) -> F:
             type=click.FloatRange(min=0.1),
             help="Seconds between JWKS fetches that a token signed with an unknown key may trigger, at least.",
         ),
+        click.option(
+            "--oauth-introspection",
+            default=None,
+            metavar="URL",
+            help="Check tokens that are not JWTs at this RFC 7662 introspection endpoint, as the client "
+            f"--oauth-client-id with the secret in ${CLIENT_SECRET_ENV}; answers are cached for the token's life "
+            "(5 minutes at most).",
+        ),
+        click.option(
+            "--oauth-client-id",
+            default=None,
+            metavar="ID",
+            envvar="TOOLPROOF_OAUTH_CLIENT_ID",
+            help="This server's client id at the authorization server, for --oauth-introspection "
+            "(or $TOOLPROOF_OAUTH_CLIENT_ID).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -316,7 +335,8 @@ def _resource_server(options: dict[str, Any], tokens: list[str], runtime: Runtim
     """
     issuer, resource = options["oauth_issuer"], options["oauth_resource"]
     if issuer is None:
-        if resource is not None or options["oauth_jwks"] is not None or options["oauth_scopes"]:
+        named = (options["oauth_jwks"], options["oauth_introspection"], options["oauth_client_id"])
+        if resource is not None or any(value is not None for value in named) or options["oauth_scopes"]:
             raise click.UsageError("the --oauth-* options need --oauth-issuer")
         return None
     if resource is None:
@@ -330,9 +350,28 @@ def _resource_server(options: dict[str, Any], tokens: list[str], runtime: Runtim
         settings = OAuthSettings(
             issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]), supported=supported
         )
-        return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"])
+        introspection = _introspection(options, settings)
+        return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"], introspection=introspection)
     except (ValueError, ImportError) as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _introspection(options: dict[str, Any], settings: OAuthSettings) -> Introspection | None:
+    """The RFC 7662 client ``--oauth-introspection`` describes, or None; a usage error for half a setting."""
+    url, client = options["oauth_introspection"], options["oauth_client_id"]
+    if url is None:
+        if client is not None:
+            raise click.UsageError("--oauth-client-id is for --oauth-introspection, which is not given")
+        return None
+    secret = os.environ.get(CLIENT_SECRET_ENV, "")
+    if client is None or not secret:
+        raise click.UsageError(
+            f"--oauth-introspection needs --oauth-client-id and the client's secret in ${CLIENT_SECRET_ENV}"
+        )
+    from toolproof.runtime.serve.introspection import Introspection
+    from toolproof.runtime.serve.oauth import LEEWAY
+
+    return Introspection(url, (client, secret), issuer=settings.issuer, resource=settings.resource, leeway=LEEWAY)
 
 
 def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any], options: dict[str, Any]) -> None:

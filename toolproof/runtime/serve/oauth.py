@@ -33,6 +33,8 @@ from toolproof.runtime.serve.jwks import FetchError, JsonFetch, KeySet, fetch_js
 if TYPE_CHECKING:
     import jwt as _jwt
 
+    from toolproof.runtime.serve.introspection import Introspection
+
 __all__ = [
     "ALGORITHMS",
     "LEEWAY",
@@ -157,9 +159,18 @@ class ResourceServer:
         ImportError: the ``oauth`` extra is not installed.
     """
 
-    def __init__(self, settings: OAuthSettings, *, fetch: JsonFetch = fetch_json, refetch_interval: float = 30.0):
+    def __init__(
+        self,
+        settings: OAuthSettings,
+        *,
+        fetch: JsonFetch = fetch_json,
+        refetch_interval: float = 30.0,
+        introspection: Introspection | None = None,
+    ):
         require_jwt()
         self.settings = settings
+        self.introspection = introspection
+        """Checks tokens that are not JWTs with the authorization server (RFC 7662); None: they are refused."""
         self.keys = KeySet(settings.issuer, settings.jwks_uri, fetch=fetch, refetch_interval=refetch_interval)
 
     async def authenticate(self, authorization: str | None) -> Caller | TokenRefusal:
@@ -177,7 +188,10 @@ class ResourceServer:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
-            return _invalid("the token is not a well-formed JWT")
+            if self.introspection is None:
+                return _invalid("the token is not a well-formed JWT")
+            introspected = await self.introspection.check(token)
+            return _invalid(introspected) if isinstance(introspected, str) else self._scoped(introspected)
         alg = header.get("alg")
         if alg not in ALGORITHMS:
             return _invalid("the token's signing algorithm is not accepted")
@@ -200,7 +214,10 @@ class ResourceServer:
             )
         except jwt.PyJWTError as exc:
             return _invalid(_described(exc))
-        caller = _caller(claims)
+        return self._scoped(_caller(claims))
+
+    def _scoped(self, caller: Caller) -> Caller | TokenRefusal:
+        """``caller``, or a 403 when its token lacks a scope every call needs."""
         missing = [scope for scope in self.settings.scopes if scope not in caller.scopes]
         if missing:
             return TokenRefusal(403, "insufficient_scope", "the token lacks a scope this server requires")
