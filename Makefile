@@ -27,6 +27,9 @@ $(STAMP): pyproject.toml Makefile
 	# the 2026-07-28 revision. tests/runtime/serve/test_mcp_conformance.py runs it against `serve mcp --transport http`.
 	npm install --prefix $(VENV)/node22 --no-audit --no-fund --silent node@22
 	npm install --prefix $(VENV)/conformance --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12
+	# A real authorization server, pinned: tests/runtime/serve/test_real_authorization_server.py starts it on loopback
+	# (with Node 22) to issue client-credentials tokens for `serve`.
+	npm install --prefix $(VENV)/oidc --no-audit --no-fund --silent oidc-provider@9.13.3
 	# haproxy: tests/runtime/serve/test_scale_out.py balances `serve --workers` instances with it; wrk: benchmarks/http.py.
 	command -v haproxy || (apt-get update && apt-get install -y haproxy)
 	command -v wrk || (apt-get update && apt-get install -y wrk)

@@ -18,6 +18,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import logging
 import time
 import urllib.parse
 import urllib.request
@@ -30,6 +31,7 @@ from toolproof.runtime.serve.jwks import MAX_DOCUMENT, FetchError, https_or_loop
 
 __all__ = ["REFUSAL_AGE", "Introspection", "IntrospectionPost", "post_form"]
 
+_log = logging.getLogger("toolproof.http")
 REFUSAL_AGE: Final = 30.0
 """Seconds an inactive or refused token's answer is kept (a client retrying it does not reach the server)."""
 
@@ -145,6 +147,7 @@ class Introspection:
             outcome, keep = self._judged(answer, time.time())
         except BaseException as exc:
             if isinstance(exc, FetchError):
+                _log.warning("cannot introspect a token: %s", exc)
                 future.set_exception(exc)
                 future.exception()  # retrieved: the waiters, if any, raise it themselves
             else:  # cancelled (the client left) or a bug: the waiters must not wait for ever
