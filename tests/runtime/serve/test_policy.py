@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,10 +26,21 @@ def audit(call, proceed):
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def initialized(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("policy")
     assert CliRunner().invoke(cli, ["init", str(root)]).exit_code == 0
     return root
+
+
+@pytest.fixture
+def project(initialized: Path) -> Iterator[Path]:
+    """The ``init`` project; what an in-process command imported of it (handlers, generated) is forgotten after."""
+    path, modules = sys.path[:], set(sys.modules)
+    yield initialized
+    sys.path[:] = path
+    for name in set(sys.modules) - modules:
+        if str(getattr(sys.modules[name], "__file__", None) or "").startswith(str(initialized)):
+            del sys.modules[name]
 
 
 def _with(root: Path, serve: str) -> Path:
