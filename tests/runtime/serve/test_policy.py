@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +110,13 @@ def test_a_rate_limit_defaults_to_per_second_per_subject_over_every_tool(tmp_pat
     )
 
     assert rate_limits(load_config(tmp_path / "pyproject.toml")) == [RateLimit(5, 1.0, "subject", None)]
+
+
+def test_a_stdio_server_says_the_rate_limits_do_not_apply_to_it(project: Path) -> None:
+    _with(project, "[[tool.toolproof.serve.rate-limits]]\ncalls = 1\n")
+
+    command = [sys.executable, "-m", "toolproof", "serve", "mcp", "--project", str(project)]
+    done = subprocess.run(command, input=b"", capture_output=True, timeout=60)  # stdin closed: it stops at once
+
+    assert done.returncode == 0, done.stderr
+    assert b"warning: the project's rate limits apply over HTTP only; this stdio server has none" in done.stderr

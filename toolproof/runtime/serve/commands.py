@@ -498,6 +498,8 @@ def serve_mcp(
         _serve_http(config, runtime, served, options)
         return
     _trace_or_exit(runtime, options)
+    if config.serve.get("rate-limits"):  # one client, its own host: nothing to share out
+        click.echo("warning: the project's rate limits apply over HTTP only; this stdio server has none", err=True)
     server = _server_or_exit(lambda: McpServer(runtime, package=config.package))
     ready()  # a Ctrl-C now ends the read loop; the calls in flight finish first
     serve_stdio(server)
