@@ -21,10 +21,13 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -39,11 +42,32 @@ OIDC = VENV / "oidc" / "node_modules"
 SCRIPT = Path(__file__).parent / "authorization_server" / "server.mjs"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Stack:
     issuer: str
     resource: str
     url: str
+    folder: Path
+    """Where the authorization server runs from: its script, and the keys it signs with (``keys.json``)."""
+    authorization: subprocess.Popen[bytes] | None = None
+
+    def start_authorization_server(self, *keys: dict[str, Any]) -> None:
+        """(Re)start the authorization server on its port, signing with ``keys`` (the first signs)."""
+        if self.authorization is not None and self.authorization.poll() is None:
+            self.authorization.terminate()
+            self.authorization.wait(timeout=10)
+        (self.folder / "keys.json").write_text(json.dumps({"keys": list(keys)}), encoding="utf-8")
+        port = self.issuer.rsplit(":", 1)[1]
+        command = [str(NODE), "server.mjs", port, self.resource, "keys.json"]
+        self.authorization = subprocess.Popen(command, cwd=self.folder, stdout=subprocess.DEVNULL)
+        _wait(f"{self.issuer}/.well-known/openid-configuration", self.authorization)
+
+
+def _signing_key(kid: str) -> dict[str, Any]:
+    """A new RSA signing key as a private JWK (oidc-provider signs with it; its JWKS publishes the public half)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk: dict[str, Any] = json.loads(RSAAlgorithm.to_jwk(key))
+    return {**jwk, "kid": kid, "alg": "RS256", "use": "sig"}
 
 
 def _wait(url: str, process: subprocess.Popen[bytes]) -> None:
@@ -77,22 +101,21 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     subprocess.run([sys.executable, "-m", "toolproof", "gen", "--project", str(project)], check=True)
     as_port, port = free_port(), free_port()
     issuer, resource = f"http://127.0.0.1:{as_port}", f"http://127.0.0.1:{port}/mcp"
-    authorization = subprocess.Popen(
-        [str(NODE), "server.mjs", str(as_port), resource], cwd=base / "as", stdout=subprocess.DEVNULL
-    )
+    stack = Stack(issuer, resource, resource, base / "as")
     env = {**os.environ, "TOOLPROOF_OAUTH_CLIENT_SECRET": "toolproof-secret", "TOOLPROOF_AUTH_TOKENS": ""}
     command = [sys.executable, "-m", "toolproof", "serve", "http", "--port", str(port), "--project", str(project)]
     command += ["--oauth-issuer", issuer, "--oauth-resource", resource]
     command += ["--oauth-introspection", f"{issuer}/token/introspection", "--oauth-client-id", "toolproof"]
+    command += ["--oauth-refetch-interval", "0.2"]  # a key rotation is seen at once
     server = None
     try:
-        _wait(f"{issuer}/.well-known/openid-configuration", authorization)
+        stack.start_authorization_server(_signing_key("first"))
         server = subprocess.Popen(command, env=env)
         _wait(f"http://127.0.0.1:{port}/healthz", server)
-        yield Stack(issuer, resource, resource)
+        yield stack
     finally:
-        for process in (server, authorization):
-            if process is not None:
+        for process in (server, stack.authorization):
+            if process is not None and process.poll() is None:
                 process.terminate()
                 process.wait(timeout=10)
 
@@ -216,3 +239,18 @@ def test_the_official_typescript_client_calls_a_tool_with_a_client_credentials_t
     for report in reports:
         (result,) = report["results"]
         assert (result["isError"], result["structuredContent"]) == (False, {"words": 3, "characters": 5}), report
+
+
+def test_a_key_rotation_at_the_authorization_server_is_picked_up_without_a_restart(stack: Stack) -> None:
+    before = _token(stack, "writer")
+    assert _call(stack, before)[0] == 200
+    time.sleep(0.3)  # past --oauth-refetch-interval since the keys were fetched
+
+    stack.start_authorization_server(_signing_key("second"))  # the first key withdrawn
+    after = _token(stack, "writer")
+
+    assert _call(stack, after)[0] == 200
+    status, headers, _ = _call(stack, before)
+    assert (
+        status == 401 and "signed with a key the authorization server does not publish" in headers["www-authenticate"]
+    )

@@ -1,12 +1,14 @@
 // A real OAuth authorization server for the tests: oidc-provider (pinned in the Makefile), on loopback.
-// Usage: node server.mjs PORT RESOURCE; prints "ready" once it listens. Clients (client credentials):
+// Usage: node server.mjs PORT RESOURCE [JWKS_FILE]; prints "ready" once it listens. JWKS_FILE holds the private
+// signing keys (a JWKS), the first one signing; without it, oidc-provider's development keys. Clients:
 //   writer / writer-secret: JWT access tokens with notes:read notes:write
 //   reader / reader-secret: JWT access tokens with notes:read
 //   opaque / opaque-secret: opaque access tokens with notes:read notes:write
 //   toolproof / toolproof-secret: the resource server itself, allowed to introspect
+import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
-const [port, resource] = [Number(process.argv[2]), process.argv[3]];
+const [port, resource, keys] = [Number(process.argv[2]), process.argv[3], process.argv[4]];
 const client = (id, scope) => ({
   client_id: id, client_secret: `${id}-secret`, grant_types: ['client_credentials'],
   redirect_uris: [], response_types: [], ...(scope ? { scope } : {}),
@@ -19,6 +21,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     client('toolproof'),
   ],
   scopes: ['notes:read', 'notes:write'],
+  ...(keys ? { jwks: JSON.parse(readFileSync(keys, 'utf8')) } : {}),
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
