@@ -31,7 +31,7 @@ __all__ = [
     "published_contract",
 ]
 
-FORMAT_VERSION: Final = "1.0"
+FORMAT_VERSION: Final = "1.1"
 """The version of the published contract format (``format_version`` in every document)."""
 CONTRACT_FORMAT_ID: Final = "https://toolproof.dev/schemas/contract-format/1.json"
 """The ``$id`` of the format's JSON Schema, and the ``$schema`` every document names."""
