@@ -11,12 +11,12 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 # The set-up steps share nothing (each installs into a prefix of its own), so the stamp's recipe runs them side by side
 # (`make -j`): on a clean 2-core clone they wait on the network, not the CPU. Each step has its own stamp; all of them
 # run again when the Makefile or pyproject.toml changes, as the single recipe did.
-SETUP := $(VENV)/.python $(VENV)/.node $(VENV)/.npm-project $(VENV)/.node22 $(VENV)/.conformance $(VENV)/.system
+SETUP := $(VENV)/.python $(VENV)/.node $(VENV)/.npm-project $(VENV)/.node22 $(VENV)/.conformance $(VENV)/.oidc $(VENV)/.system
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(MAKE) --no-print-directory -j6 $(SETUP)
+	$(MAKE) --no-print-directory -j7 $(SETUP)
 	touch $(STAMP)
 
 $(VENV)/.python: pyproject.toml Makefile
@@ -50,6 +50,12 @@ $(VENV)/.conformance: pyproject.toml Makefile
 	# The official MCP conformance suite, pinned: `latest` predates the 2026-07-28 revision.
 	# tests/runtime/serve/test_mcp_conformance.py runs it against `serve mcp --transport http`.
 	npm install --prefix $(VENV)/conformance --no-audit --no-fund --silent @modelcontextprotocol/conformance@0.2.0-alpha.12
+	touch $@
+
+$(VENV)/.oidc: pyproject.toml Makefile
+	# A real authorization server, pinned: tests/runtime/serve/test_real_authorization_server.py starts it on loopback
+	# (with Node 22) to issue client-credentials tokens for `serve`.
+	npm install --prefix $(VENV)/oidc --no-audit --no-fund --silent oidc-provider@9.13.3
 	touch $@
 
 $(VENV)/.system: Makefile

@@ -87,6 +87,7 @@ def golden(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Print the benchmark figures (never part of the tests)."""
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
+    session.run("python", "benchmarks/policy.py", *session.posargs)
     session.run("python", "benchmarks/files.py", *session.posargs)
     session.run("python", "benchmarks/serve.py", *session.posargs)
     session.run("python", "benchmarks/peers.py", *session.posargs)

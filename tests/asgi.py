@@ -15,15 +15,23 @@ def post_json(app: Any, path: str, body: Any, headers: Mapping[str, str] | None 
 
 def post_bytes(app: Any, path: str, payload: bytes, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
     """POST ``payload`` as it is, labelled JSON, to ``app`` at ``path``; the status and the parsed answer."""
+    status, _, answer = exchange(app, path, payload, headers)
+    return status, answer
 
-    async def run() -> tuple[int, Any]:
+
+def exchange(
+    app: Any, path: str, payload: bytes, headers: Mapping[str, str] | None = None, method: str = "POST"
+) -> tuple[int, dict[str, str], Any]:
+    """Send ``payload`` as it is, labelled JSON, to ``app`` at ``path``; the status, headers and parsed answer."""
+
+    async def run() -> tuple[int, dict[str, str], Any]:
         sent: list[dict[str, Any]] = []
         extra = [(k.lower().encode("ascii"), v.encode("ascii")) for k, v in (headers or {}).items()]
         scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
             "http_version": "1.1",
-            "method": "POST",
+            "method": method,
             "scheme": "http",
             "path": path,
             "raw_path": path.encode("ascii"),
@@ -46,8 +54,9 @@ def post_bytes(app: Any, path: str, payload: bytes, headers: Mapping[str, str] |
             sent.append(message)
 
         await app(scope, receive, send)
-        status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+        start = next(m for m in sent if m["type"] == "http.response.start")
         data = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-        return status, json.loads(data)
+        answered = {name.decode("latin-1"): value.decode("latin-1") for name, value in start.get("headers", ())}
+        return start["status"], answered, json.loads(data) if data else None
 
     return asyncio.run(run())

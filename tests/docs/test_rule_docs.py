@@ -89,6 +89,9 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP407": "an earlier revision",
     "TP408": "the handlers package",
     "TP411": "the project's settings",
+    "TP421": "the project's settings",
+    "TP422": "the project's settings",
+    "TP423": "the project's settings",
     **dict.fromkeys(("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"), "the project's settings"),
 }
 """Rules whose example is not a part of one contract, with what it is instead."""
@@ -114,10 +117,14 @@ def test_each_lint_example_laid_over_a_valid_contract_makes_lint_report_its_rule
     assert rule_id in {problem.rule.id for problem in found}
 
 
-def _project(root: Path, contract: dict[str, Any]) -> Path:
+def _project(root: Path, contract: dict[str, Any], *, declared: bool = False) -> Path:
+    """A project of ``contract``; ``declared``: its settings declare the OAuth scopes it names (lint's TP420)."""
     (root / "contracts").mkdir(parents=True)
     text = yaml.safe_dump(contract, sort_keys=False, allow_unicode=True)
     (root / "contracts" / f"{contract['name']}.yaml").write_text(text, encoding="utf-8")
+    if declared and contract.get("scopes"):
+        scopes = json.dumps(contract["scopes"])
+        (root / "pyproject.toml").write_text(f"[tool.toolproof.serve]\nscopes = {scopes}\n", encoding="utf-8")
     return root
 
 
@@ -141,8 +148,8 @@ def test_each_breaking_example_laid_over_a_valid_contract_makes_breaking_report_
     before, after = _revisions(breaking_rules.DOCS[rule_id].example)
     old = _lay_over(base, yaml.safe_load(before) or {})
     new = _lay_over(base, yaml.safe_load(after) or {})
-    against = _project(tmp_path / "old", old)
-    project = _project(tmp_path / "new", new)
+    against = _project(tmp_path / "old", old, declared=True)
+    project = _project(tmp_path / "new", new, declared=True)
 
     result = CliRunner().invoke(
         cli, ["breaking", "--against", str(against), "--project", str(project), "--format", "json"]

@@ -184,6 +184,29 @@ CASES: dict[str, Case] = {
         "no loss of openai; remove it",
         settings='[tool.toolproof]\nexport = {accept-losses = {openai = ["echo:input/properties/nope:minLength"]}}\n',
     ),
+    "TP420": Case(
+        {"echo.yaml": _echo(extra="scopes: [notes:read, notes:wirte]\n")},
+        "contracts/echo.yaml:18:22: error [TP420] scope 'notes:wirte' is not one the project declares (did you mean"
+        " 'notes:write'?)",
+        settings='[tool.toolproof]\nserve = {scopes = ["notes:read", "notes:write"]}\n',
+    ),
+    "TP421": Case(
+        {"echo.yaml": _echo()},
+        "pyproject.toml:4:12: error [TP421] middleware policies:audit is not there: no module policies (no"
+        " policies.py or policies/ in the project, and none installed); serve and call would refuse the project",
+        settings='[tool.toolproof]\n\n[[tool.toolproof.serve.middleware]]\nfunction = "policies:audit"\n',
+    ),
+    "TP422": Case(
+        {"echo.yaml": _echo(extra="toolsets: [notes]\n")},
+        "pyproject.toml:5:13: error [TP422] serve.rate-limits names tool set 'nots', which no tool is in (did you"
+        " mean 'notes'?); it would apply to no call",
+        settings='[tool.toolproof]\n\n[[tool.toolproof.serve.rate-limits]]\ncalls = 10\ntoolsets = ["nots"]\n',
+    ),
+    "TP423": Case(
+        {"echo.yaml": _echo()},
+        "pyproject.toml:4:1: error [TP423] serve.rate-limits: calls must be a whole number of calls, at least 1",
+        settings="[tool.toolproof]\n\n[[tool.toolproof.serve.rate-limits]]\ncalls = 0\n",
+    ),
     "TP550": Case(
         {"echo.yaml": _echo(extra="asks:\n  pick: {kind: choice, message: Which one?}\n")},
         "contracts/echo.yaml:19:9: error [TP550] question 'pick' is a choice: list its choices",

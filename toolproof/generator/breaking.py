@@ -141,6 +141,10 @@ def _tool(old: Contract, new: Contract, out: list[Change]) -> None:
         if name not in old.needs:
             message = f"the tool now needs resource '{name}'; hosts without it no longer list the tool"
             out.append(Change("EXPORT_NEED_ADDED", ("needs", index), message))
+    for index, scope in enumerate(new.scopes):
+        if scope not in old.scopes:
+            message = f"a call now needs OAuth scope '{scope}'; tokens without it are refused with 403"
+            out.append(Change("EXPORT_SCOPE_ADDED", ("scopes", index), message))
 
 
 def _errors(old: Contract, new: Contract, out: list[Change]) -> None:

@@ -140,6 +140,7 @@ _TABLE: Final = (
     Rule("EXPORT_TOOLSET_LEFT", _EXPORT, _E, "The tool left a tool set."),
     Rule("EXPORT_TOOLSET_JOINED", _EXPORT, _I, "The tool joined a tool set."),
     Rule("EXPORT_NEED_ADDED", _EXPORT, _E, "The tool needs a new resource; hosts without it no longer list it."),
+    Rule("EXPORT_SCOPE_ADDED", _EXPORT, _E, "A call needs a new OAuth scope; tokens without it are refused."),
     Rule("EXPORT_STRICT_LOST", _EXPORT, _W, "A provider export is no longer strict."),
     Rule("EXPORT_LOSS_ADDED", _EXPORT, _W, "A provider export loses something it did not lose before."),
     Rule("EXPORT_DIGEST_CHANGED", _EXPORT, _I, "The tool's pinned digest changed: clients that pinned it re-pin."),
@@ -449,6 +450,11 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "# before\nneeds: [workspace]\n# after\nneeds: [workspace, database]",
         f"{_MAJOR} the needs, or make the handler work without the resource: hosts that do not supply it stop "
         "listing the tool.",
+    ),
+    "EXPORT_SCOPE_ADDED": RuleDoc(
+        "# before\nscopes: [notes:read]\n# after\nscopes: [notes:read, notes:write]",
+        f"{_MAJOR} the scopes: callers whose tokens were issued without the new scope get 403 until they "
+        "ask their authorization server for it.",
     ),
     "EXPORT_STRICT_LOST": RuleDoc(
         "# before\ninput:\n  properties:\n    note: {type: string}\n# after\ninput:\n  properties:\n"

@@ -329,11 +329,27 @@ def _mcp(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Expor
     return Exported(
         {
             "tools": [
-                {**_mcp_entry(c, c.exported_input(enums)), "_meta": {DIGEST_META_KEY: tool_digest(c)}}
+                {
+                    **_mcp_entry(c, c.exported_input(enums)),
+                    "_meta": {DIGEST_META_KEY: tool_digest(c), **_security(c)},
+                }
                 for c in contracts
             ]
         }
     )
+
+
+def _security(c: Contract) -> dict[str, Any]:
+    """The `_meta` entries of the scopes a call needs, as the OpenAI Apps SDK reads them (`securitySchemes`); none: {}.
+
+    Every tool is listed to every caller, marked, rather than hidden from one whose token lacks the scopes:
+    the MCP authorization specification has a client learn of a missing scope from a call's 403
+    ``insufficient_scope`` and step up, which a hidden tool never reaches; and a list the same for every
+    caller says the same to each of them.
+    """
+    if not c.scopes:
+        return {}
+    return {"securitySchemes": [{"type": "oauth2", "scopes": list(c.scopes)}]}
 
 
 def _gemini(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Exported:

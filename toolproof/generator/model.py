@@ -116,6 +116,9 @@ class Contract:
     """The types of shared definitions its stub imports from the generated ``defs`` module."""
     shared_schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each shared definition its schemas hold, bundled (its ``$ref``\\ s reach ``#/$defs/<another>``)."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller's token must hold to call the tool (when the host serves OAuth)."""
+
     asks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The questions the handler may ask (``ctx.ask``), by name, as the contract declares them."""
 
@@ -173,6 +176,7 @@ class Contract:
             "handler": self.handler,
             "toolsets": list(self.toolsets),
             "needs": list(self.needs),
+            **({"scopes": list(self.scopes)} if self.scopes else {}),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
             **({"attaches": list(self.attaches)} if self.attaches else {}),
             **({"asks": self.wire_asks()} if self.asks else {}),
@@ -275,6 +279,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         handler=data.get("handler") or default_handler_ref(module, handlers_package),
         toolsets=tuple(data.get("toolsets", ())),
         needs=tuple(data.get("needs", ())),
+        scopes=tuple(data.get("scopes", ())),
         timeout=data.get("timeout"),
         attaches=tuple(data.get("attaches", ())),
         annotations=data["annotations"],

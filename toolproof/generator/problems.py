@@ -138,6 +138,10 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
         Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
+        Rule("TP420", "unknown-scope", _E, "scopes names an OAuth scope the project does not declare."),
+        Rule("TP421", "missing-middleware", _E, "A middleware the settings name is not there; serve refuses it."),
+        Rule("TP422", "unknown-policy-toolset", _E, "A middleware or rate limit names a tool set no tool is in."),
+        Rule("TP423", "serve-setting", _E, "A middleware or rate-limits entry is malformed; serve refuses it."),
         Rule("TP430", "publish-setting", _E, "A [tool.toolproof.publish] setting is unknown or of the wrong type."),
         Rule("TP431", "publish-name", _E, "server.json needs a registry name, namespace/name in reverse-DNS form."),
         Rule("TP432", "publish-description", _E, "Publishing needs a description; server.json allows 100 characters."),
@@ -576,6 +580,35 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
         "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
         "it. Lint reads the module's source and runs none of it.",
+    ),
+    "TP420": RuleDoc(
+        "scopes: [notes:wirte]\n"
+        "# with [tool.toolproof.serve] scopes = [\"notes:read\", \"notes:write\"]:\n"
+        "# error [TP420] scope 'notes:wirte' is not one the project declares (did you mean 'notes:write'?)",
+        "Name a scope the project declares, or declare it in the settings (`[tool.toolproof.serve] scopes = "
+        "[\"notes:read\", \"notes:write\"]`): the declared list is what the authorization server must know how to "
+        "issue, so a misspelt scope would make the tool uncallable by every token.",
+    ),
+    "TP421": RuleDoc(
+        "# pyproject.toml\n[[tool.toolproof.serve.middleware]]\nfunction = \"policies:audti\"\n"
+        "# error [TP421] middleware policies:audti is not there: policies defines no 'audti'\n"
+        "#   (did you mean 'audit'?); serve and call would refuse the project",
+        "Name a function `(call, proceed) -> ToolResult` as `module:function` (`policies:audit`), or write it "
+        "(see the deployment guide). Lint reads the module's source and runs none of it.",
+    ),
+    "TP422": RuleDoc(
+        "# pyproject.toml\n[[tool.toolproof.serve.rate-limits]]\ncalls = 10\ntoolsets = [\"nots\"]\n"
+        "# error [TP422] serve.rate-limits names tool set 'nots', which no tool is in (did you mean 'notes'?);"
+        " it would apply to no call",
+        "Name a tool set a contract of the project (or a built-in set it includes) is in, as its `toolsets:` "
+        "says, or leave `toolsets` out to cover every tool.",
+    ),
+    "TP423": RuleDoc(
+        "# pyproject.toml\n[[tool.toolproof.serve.rate-limits]]\ncalls = 0\n"
+        "# error [TP423] serve.rate-limits: calls must be a whole number of calls, at least 1",
+        "Write each entry as the deployment guide shows: middleware as `function = \"module:function\"` with "
+        "optional `toolsets`; a rate limit as `calls`, `seconds` (default 1), `per` (`subject`, `client` or "
+        "`address`, default `subject`) and optional `toolsets`.",
     ),
     "TP430": RuleDoc(
         "# pyproject.toml\n[tool.toolproof.publish]\nformats = [\"server.json\", \"dxt\"]\nnmae = \"io.github.acme/x\"",

@@ -631,6 +631,75 @@ def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> lis
     return problems
 
 
+def _policy_problems(config: ProjectConfig, served: Iterable[Contract]) -> list[Problem]:
+    """``missing-middleware``, ``unknown-policy-toolset``: what ``[serve]`` names that serve would not find.
+
+    ``serve-setting``: a malformed entry, with the message serve would stop with.
+    """
+    from toolproof.runtime.project import ProjectError
+    from toolproof.runtime.registry import unfound_handler
+    from toolproof.runtime.serve.policy import middleware_settings, rate_limits
+
+    if not (config.serve.get("middleware") or config.serve.get("rate-limits")):
+        return []
+    problems: list[Problem] = []
+    try:
+        middleware = middleware_settings(config)
+    except ProjectError as exc:
+        problems.append(rule("serve-setting").at(*settings_mark(config, "function"), exc.message))
+        middleware = []
+    try:
+        limits = rate_limits(config)
+    except ProjectError as exc:
+        problems.append(rule("serve-setting").at(*settings_mark(config, "calls"), exc.message))
+        limits = []
+    roots = list(config.source_roots or (config.root,))
+    for setting in middleware:
+        top = setting.function.partition(":")[0].partition(".")[0]
+        why = (
+            f"no module {top} (no {top}.py or {top}/ in the project, and none installed)"
+            if _nowhere(top, roots)
+            else unfound_handler(setting.function, roots)
+        )
+        if why is not None:
+            message = f"middleware {setting.function} is not there: {why}; serve and call would refuse the project"
+            problems.append(
+                rule("missing-middleware").at(*settings_mark(config, "function", setting.function), message)
+            )
+    known = sorted({name for contract in served for name in contract.toolsets})
+    named = [("middleware", s.toolsets) for s in middleware] + [("rate-limits", r.toolsets) for r in limits]
+    for key, toolsets in named:
+        for toolset in toolsets or ():
+            if toolset in known:
+                continue
+            close = difflib.get_close_matches(toolset, known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known) or 'none'}"
+            message = f"serve.{key} names tool set '{toolset}', which no tool is in ({hint}); it would apply to no call"
+            problems.append(rule("unknown-policy-toolset").at(*settings_mark(config, "toolsets", toolset), message))
+    return problems
+
+
+def _scope_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> list[Problem]:
+    """``unknown-scope``: a contract's ``scopes`` entry that the project's ``[serve] scopes`` does not declare."""
+    declared = set(config.scopes)
+    problems: list[Problem] = []
+    for contract in contracts:
+        for index, scope in enumerate(contract.scopes):
+            if scope in declared:
+                continue
+            close = difflib.get_close_matches(scope, sorted(declared), n=1)
+            if close:
+                known = f"did you mean '{close[0]}'?"
+            elif declared:
+                known = f"declared: {', '.join(sorted(declared))}"
+            else:
+                known = 'the project declares none: add [tool.toolproof.serve] scopes = ["..."] to its settings'
+            line, column = contract.where(("scopes", index))
+            message = f"scope '{scope}' is not one the project declares ({known})"
+            problems.append(rule("unknown-scope").at(contract.source, line, column, message))
+    return problems
+
+
 def load_project(
     root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, loss_summary: bool = False
 ) -> Project:
@@ -652,6 +721,8 @@ def load_project(
         project.problems.extend(_factory_problems(config))
         project.problems.extend(_typescript_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
+        project.problems.extend(_scope_problems(config, project.contracts))
+        project.problems.extend(_policy_problems(config, project.served))
         project.problems.extend(publish_settings(config)[1])
         if project.ok and project.contracts:
             project.problems.extend(

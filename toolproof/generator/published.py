@@ -32,7 +32,7 @@ __all__ = [
     "published_contract",
 ]
 
-FORMAT_VERSION: Final = "1.0"
+FORMAT_VERSION: Final = "1.1"
 """The version of the published contract format (``format_version`` in every document)."""
 CONTRACT_FORMAT_ID: Final = "https://toolproof.dev/schemas/contract-format/1.json"
 """The ``$id`` of the format's JSON Schema, and the ``$schema`` every document names."""
@@ -121,6 +121,7 @@ def published_contract(c: Contract, enums: Mapping[str, list[str]]) -> dict[str,
         "annotations": dict(c.annotations),
         "toolsets": list(c.toolsets),
         "needs": list(c.needs),
+        **({"scopes": list(c.scopes)} if c.scopes else {}),
         "same_answer": c.same_answer,
         "timeout": c.timeout,
         "attaches": list(c.attaches),

@@ -15,6 +15,7 @@ from toolproof.runtime.context import Caller, EnumSource, ResourceCheck, Resourc
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RegistryError, ToolError, ToolproofError
 from toolproof.runtime.host import HostOptions
+from toolproof.runtime.middleware import Call, Middleware, Proceed
 from toolproof.runtime.project import ProjectConfig, ProjectError, find_project
 from toolproof.runtime.questions import Answer, InputRequired
 from toolproof.runtime.result import ErrorInfo, ToolResult
@@ -23,11 +24,14 @@ from toolproof.runtime.toolbox import builtin_runtime, open_runtime
 
 __all__ = [
     "Answer",
+    "Call",
     "Caller",
     "EnumSource",
     "ErrorInfo",
     "HostOptions",
     "InputRequired",
+    "Middleware",
+    "Proceed",
     "ProjectConfig",
     "ProjectError",
     "RegistryError",

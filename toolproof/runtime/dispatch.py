@@ -27,13 +27,13 @@ at exit). Calls of tools without a timeout run inline.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from toolproof.runtime.arguments import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, BadArguments, parse_arguments
 from toolproof.runtime.coercion import coerce_integers
-from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching
+from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching, current_caller
 from toolproof.runtime.errors import (
     DEFAULT_ERROR_TEXT,
     INPUT_UNAVAILABLE,
@@ -58,6 +58,7 @@ from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
 from toolproof.runtime.timeouts import TimedOut, TimeoutPool
 
 if TYPE_CHECKING:
+    from toolproof.runtime.middleware import Middleware
     from toolproof.runtime.serve.telemetry import Telemetry
 
 __all__ = ["MAX_ARGUMENT_BYTES", "MAX_ARGUMENT_DEPTH", "MAX_RESULT_BYTES", "TIMEOUT_WORKERS", "Runtime"]
@@ -205,6 +206,18 @@ class Runtime:
         """The context of each tool for calls without a session: immutable, so made once, not per call."""
         self.telemetry: Telemetry | None = None
         """Traces and counts every call when the host turned OpenTelemetry on (``serve --otel``); None: off."""
+        self._middleware: dict[str, tuple[Middleware, ...]] = {}
+        """The middleware run around each tool's calls (``use``), by tool name; none for most."""
+
+    def use(self, middleware: Middleware, toolsets: Iterable[str] | None = None) -> None:
+        """Run ``middleware`` around every call of the tools in ``toolsets`` (None: all), inside those added before.
+
+        See ``toolproof.runtime.middleware``.
+        """
+        sets = None if toolsets is None else frozenset(toolsets)
+        for name, tool in self._tools.items():
+            if sets is None or sets.intersection(tool.spec.toolsets):
+                self._middleware[name] = (*self._middleware.get(name, ()), middleware)
 
     def _fill_enums(self, tool: BoundTool) -> BoundTool:
         """Give each dynamic-enum field the values its source has now (e.g. the discovered skills)."""
@@ -268,6 +281,9 @@ class Runtime:
             arguments: a JSON object as text (as LLM APIs send it) or already parsed.
             session: the caller's session, for tools that keep per-session state.
         """
+        chain = self._middleware.get(name)
+        if chain is not None:
+            return self._around(chain, name, arguments, session)
         if self.telemetry is not None:
             return self.telemetry.call(lambda: self._final(name, arguments, session), name)
         return self._final(name, arguments, session)
@@ -286,18 +302,23 @@ class Runtime:
         that they do not answer ends this run and is returned, for the caller to ask the client and
         call again with its answer added (``toolproof.runtime.questions``).
         """
-        if self.telemetry is None:
+        chain = self._middleware.get(name)
+        if chain is None and self.telemetry is None:
             return self._call(name, arguments, session, answers)
         asked: list[Question] = []
 
         def run() -> ToolResult:
             outcome = self._call(name, arguments, session, answers)
-            if isinstance(outcome, Question):  # traced as a call that succeeded: this round ended in a question
+            if isinstance(outcome, Question):  # traced, and seen by middleware, as an empty success: a round ended
                 asked.append(outcome)
                 return ToolResult(name, None, None, "")
             return outcome
 
-        result = self.telemetry.call(run, name)
+        if chain is not None:
+            result = self._around(chain, name, arguments, session, run)
+        else:
+            assert self.telemetry is not None
+            result = self.telemetry.call(run, name)
         return asked[0] if asked else result
 
     def unanswered(self, name: str, question: Question, reason: str, arguments: Any = None) -> ToolResult:
@@ -308,6 +329,39 @@ class Runtime:
         tool = self._tools[name]
         params = {"question": question.name, "prompt": question.message, "reason": reason}
         return self._sealed(tool.spec, self._error(tool.spec, INPUT_UNAVAILABLE, params, arguments), 0)
+
+    def _around(
+        self,
+        chain: tuple[Middleware, ...],
+        name: str,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        session: str | None,
+        inner: Callable[[], ToolResult] | None = None,
+    ) -> ToolResult:
+        """``call`` through the tool's middleware (traced as a whole when telemetry is on).
+
+        ``inner`` runs the call itself (``call_asking``'s round); None: ``call``'s, where a question cannot be asked.
+        """
+        import orjson
+
+        from toolproof.runtime.middleware import Call, run_around
+
+        shown = arguments
+        if isinstance(arguments, (str, bytes)):
+            try:
+                shown = orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                shown = None
+        call = Call(name, shown if isinstance(shown, Mapping) else None, current_caller(), session)
+        spec = self._tools[name].spec
+
+        def proceed() -> ToolResult:
+            return inner() if inner is not None else self._final(name, arguments, session)
+
+        def run() -> ToolResult:
+            return run_around(chain, call, proceed, lambda: self._error(spec, INTERNAL_ERROR, {}, None))
+
+        return self.telemetry.call(run, name) if self.telemetry is not None else run()
 
     def _final(self, name: str, arguments: str | bytes | Mapping[str, Any] | None, session: str | None) -> ToolResult:
         """``call``, untraced: a question ends the call in ``input_unavailable`` (no one can be asked)."""

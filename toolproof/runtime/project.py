@@ -28,6 +28,8 @@ Settings, all optional (paths are relative to the project folder)::
 
     [tool.toolproof.publish]           # server.json and an MCPB manifest (toolproof.generator.publishing)
     formats = ["server.json", "mcpb"]
+    [tool.toolproof.serve]           # read by `toolproof serve` (docs/deployment.md)
+    scopes = ["notes:read", "notes:write"]   # the OAuth scopes contracts may name
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ __all__ = [
     "find_project",
     "has_settings",
     "load_config",
+    "setting_line",
 ]
 
 CONFIG_FILES: Final = ("toolproof.toml", "pyproject.toml")
@@ -65,7 +68,7 @@ _KEYS: Final = frozenset(
     {
         *("contracts", "generated", "package", "handlers", "source-roots", "include", "resources", "command"),
         "exports",
-        *("export", "lint", "breaking", "publish"),
+        *("export", "lint", "breaking", "publish", "serve"),
     }
 )
 EXPORT_FORMATS: Final = (
@@ -117,6 +120,10 @@ class ProjectConfig:
     """``[tool.toolproof.publish]``: the server.json and MCPB manifest gen writes (``generator.publishing``)."""
     languages: tuple[str, ...] = ("python",)
     """The languages of the project's handlers (``[export] languages``, ``LANGUAGES``), in that order."""
+    serve: Mapping[str, Any] = field(default_factory=dict)
+    """The ``[serve]`` table as written: read and checked by ``toolproof serve`` (``serve.policy``)."""
+    scopes: tuple[str, ...] = ()
+    """The OAuth scopes the project declares (``[serve] scopes``): the only ones a contract may name."""
 
     @property
     def is_builtin(self) -> bool:
@@ -285,6 +292,30 @@ def _languages(where: Path, value: Any) -> tuple[str, ...]:
     return tuple(name for name in LANGUAGES if name in value)
 
 
+def setting_line(path: Path, key: str, table: str) -> str:
+    """``path:line`` of the line that sets ``key`` in the settings table ``table`` (``serve``); the path alone."""
+    return _line_of(path, key, (f"tool.toolproof.{table}", table))
+
+
+def _scopes(where: Path, value: Any) -> tuple[str, ...]:
+    """``[serve] scopes``, checked: each an OAuth scope token (RFC 6749 §3.3: printable ASCII, no space, ``"``, ``\\``).
+
+    Raises:
+        ProjectError: at the setting's line, naming the first scope that is not one.
+    """
+    located = setting_line(where, "scopes", "serve")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProjectError(located, 'serve.scopes must be a list of scope names, e.g. ["notes:read"]')
+    for scope in value:
+        if not scope or len(scope) > 128 or any(not "!" <= ch <= "~" or ch in '"\\' for ch in scope):
+            raise ProjectError(
+                located,
+                f"serve.scopes: {scope!r} is not an OAuth scope: use 1 to 128 printable ASCII characters"
+                " without spaces, quotes or backslashes (RFC 6749 §3.3)",
+            )
+    return tuple(dict.fromkeys(value))
+
+
 def _line_of(path: Path, key: str, tables: tuple[str, ...] = ("", "tool.toolproof")) -> str:
     """``path:line`` of the line that sets ``key`` in one of ``tables``; the path alone when no line does.
 
@@ -364,9 +395,15 @@ def load_config(config_file: Path) -> ProjectConfig:
     resources = _strings(where, "resources", table.get("resources", []))
     if package == _BUILTIN_PACKAGE:
         resources = (*resources, BUILTIN_RESOURCES)
-    export, lint, publish = table.get("export", {}), table.get("lint", {}), table.get("publish", {})
-    if not isinstance(export, Mapping) or not isinstance(lint, Mapping) or not isinstance(publish, Mapping):
-        raise ProjectError(where, "export, lint and publish must be tables")
+    export, lint = table.get("export", {}), table.get("lint", {})
+    publish, serve = table.get("publish", {}), table.get("serve", {})
+    if not all(isinstance(t, Mapping) for t in (export, lint, publish, serve)):
+        raise ProjectError(where, "export, lint, publish and serve must be tables")
+    unknown = sorted(set(serve) - {"scopes", "middleware", "rate-limits"})
+    if unknown:
+        raise ProjectError(
+            where, f"unknown serve setting(s) {', '.join(unknown)}; known: middleware, rate-limits, scopes"
+        )
     languages = _languages(config_file, export["languages"]) if "languages" in export else ("python",)
     contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
     source_roots = tuple(root / p for p in _strings(where, "source-roots", table.get("source-roots", ["."])))
@@ -396,6 +433,8 @@ def load_config(config_file: Path) -> ProjectConfig:
         publish=publish,
         exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
         languages=languages,
+        serve=serve,
+        scopes=_scopes(config_file, serve["scopes"]) if "scopes" in serve else (),
     )
 
 

@@ -132,6 +132,8 @@ class ToolSpec:
     """Kinds of content block the handler may attach (``ctx.attach``); any other is refused."""
     asks: Mapping[str, AskSpec] = field(default_factory=dict)
     """The questions the handler may ask the client (``ctx.ask``), by name; any other is refused."""
+    scopes: tuple[str, ...] = ()
+    """OAuth scopes a caller's token must hold to call the tool, when the host serves OAuth."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -166,6 +168,7 @@ class ToolSpec:
             package=package,
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
             timeout=data.get("timeout"),
+            scopes=tuple(data.get("scopes", ())),
             attaches=frozenset(data.get("attaches", ())),
             asks=MappingProxyType(asks),
         )

@@ -399,3 +399,22 @@ def test_workers_serving_no_gated_tool_need_no_gate_key_file(tmp_path: Path) -> 
         stderr = _stop_group(server)
 
     assert b"gate key" not in stderr, stderr.decode()
+
+
+def test_a_rate_limit_counts_a_callers_calls_across_the_workers_together(tmp_path: Path) -> None:
+    project = tmp_path / "limited"
+    subprocess.run([sys.executable, "-m", "toolproof", "init", str(project)], check=True, capture_output=True)
+    settings = project / "pyproject.toml"
+    limit = '\n[[tool.toolproof.serve.rate-limits]]\ncalls = 5\nseconds = 600\nper = "address"\n'
+    settings.write_text(settings.read_text(encoding="utf-8") + limit, encoding="utf-8")
+    port = free_port()
+    server = _serve_workers(port, "127.0.0.1", tmp_path, dict(os.environ), "--project", str(project))
+    try:
+        _wait_healthy(port, server)
+        # Each on a new connection: the kernel spreads them over both workers (SO_REUSEPORT).
+        answers = [_request(port, "POST", "/tools/word_count", {"text": "a b"}) for _ in range(12)]
+    finally:
+        _stop_group(server)
+
+    assert [status for status, _ in answers] == [200] * 5 + [429] * 7
+    assert json.loads(answers[-1][1])["code"] == "rate_limited"

@@ -343,7 +343,7 @@ class ToolproofApp:
         try:
             checked = await oauth.authenticate(header(scope, "authorization"))
         except FetchError:  # logged by the key set; the token may be good: the client should retry, not re-authorize
-            payload = {"code": "unavailable", "message": "the authorization server's keys cannot be fetched"}
+            payload = {"code": "unavailable", "message": "the authorization server cannot be reached; retry shortly"}
             return (503, payload, [(b"retry-after", b"5")]), None
         if not isinstance(checked, TokenRefusal):
             return None, checked

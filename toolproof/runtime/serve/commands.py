@@ -30,12 +30,16 @@ from toolproof.runtime.serve.options import (
 if TYPE_CHECKING:
     from toolproof.runtime.dispatch import Runtime
     from toolproof.runtime.project import ProjectConfig
+    from toolproof.runtime.serve.http import CallGate, Refusal, Scope
     from toolproof.runtime.serve.http_server import LimitedApp
-    from toolproof.runtime.serve.oauth import ResourceServer
+    from toolproof.runtime.serve.introspection import Introspection
+    from toolproof.runtime.serve.oauth import OAuthSettings, ResourceServer
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 TOKENS_ENV = "TOOLPROOF_AUTH_TOKENS"  # toolproof.runtime.serve.app.TOKENS_ENV, without importing the app
+CLIENT_SECRET_ENV = "TOOLPROOF_OAUTH_CLIENT_SECRET"
+"""The client secret for token introspection: from the environment only, never on a command line others can read."""
 
 __all__ = ["serve", "serve_worker", "skills", "toolsets"]
 
@@ -178,6 +182,22 @@ def _http_options(fn: F) -> F:
             type=click.FloatRange(min=0.1),
             help="Seconds between JWKS fetches that a token signed with an unknown key may trigger, at least.",
         ),
+        click.option(
+            "--oauth-introspection",
+            default=None,
+            metavar="URL",
+            help="Check tokens that are not JWTs at this RFC 7662 introspection endpoint, as the client "
+            f"--oauth-client-id with the secret in ${CLIENT_SECRET_ENV}; answers are cached for the token's life "
+            "(5 minutes at most).",
+        ),
+        click.option(
+            "--oauth-client-id",
+            default=None,
+            metavar="ID",
+            envvar="TOOLPROOF_OAUTH_CLIENT_ID",
+            help="This server's client id at the authorization server, for --oauth-introspection "
+            "(or $TOOLPROOF_OAUTH_CLIENT_ID).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -218,16 +238,17 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     except (OSError, ValueError) as exc:
         raise click.UsageError(f"auth tokens: {exc}") from None
     limits = HttpLimits(**{name: options[name] for name, _, _ in _LIMIT_OPTIONS})
-    oauth = _resource_server(options, tokens)
+    oauth = _resource_server(options, tokens, runtime)
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens, oauth)
+    gate = _gate(config, runtime, oauth, options.get("rate_file"), warn=not worker)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
-    rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits))
+    rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits, gate=gate))
     state = _state_secret(runtime)
     core = _server_or_exit(
         lambda: McpServer(runtime, package=config.package, session="http", handshake=False, state_secret=state)
     )
     # One budget for the whole app: call slots, response bytes and request body bytes.
-    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
+    mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies, gate=gate)
     _trace_or_exit(runtime, options)
     return ToolproofApp(rest, mcp, security, runtime.telemetry)
 
@@ -270,11 +291,69 @@ def _trace_or_exit(runtime: Runtime, options: dict[str, Any]) -> None:
     runtime.telemetry = Telemetry()
 
 
-def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServer | None:
-    """The OAuth resource server the ``--oauth-*`` options describe, or None when they name no issuer."""
+def _gate(
+    config: ProjectConfig, runtime: Runtime, oauth: ResourceServer | None, rate_file: str | None, *, warn: bool = True
+) -> CallGate | None:
+    """What judges each call before it runs: the scopes its contract names (OAuth), then the rate limits.
+
+    ``rate_file`` is the bucket file the supervisor of ``serve --workers`` shares with its workers; None: a
+    private one (one process).
+    """
+    gates = [gate for gate in (_scope_gate(runtime, oauth, warn=warn), _rate_gate(config, runtime, rate_file)) if gate]
+    if len(gates) < 2:
+        return gates[0] if gates else None
+    scopes, rates = gates
+
+    def both(tool: str, scope: Scope) -> Refusal | None:
+        return scopes(tool, scope) or rates(tool, scope)  # a call refused its scope takes no rate
+
+    return both
+
+
+def _rate_gate(config: ProjectConfig, runtime: Runtime, rate_file: str | None) -> CallGate | None:
+    """The rate limits of ``[serve] rate-limits`` over the served tools; None when there are none."""
+    if not config.serve.get("rate-limits"):
+        return None
+    from toolproof.runtime.project import ProjectError
+    from toolproof.runtime.serve.policy import rate_limits
+    from toolproof.runtime.serve.ratelimit import RateGate, SharedBuckets
+
+    try:
+        limits = rate_limits(config)
+        buckets = SharedBuckets(None if rate_file is None else Path(rate_file))
+    except ProjectError as exc:
+        raise click.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"rate limits: {exc}") from None
+    return RateGate(limits, runtime.specs, buckets)
+
+
+def _scope_gate(runtime: Runtime, oauth: ResourceServer | None, *, warn: bool = True) -> CallGate | None:
+    """The scopes the served tools' contracts name, when OAuth is on (else nothing)."""
+    if oauth is None:  # static tokens carry no scopes: a contract's scopes bind OAuth callers only
+        scoped = sorted(spec.name for spec in runtime.specs if spec.scopes)
+        if scoped and warn:
+            click.echo(
+                f"warning: {', '.join(scoped)} name OAuth scopes, which only --oauth-issuer enforces: without it"
+                " any caller the host lets in may call them",
+                err=True,
+            )
+        return None
+    from toolproof.runtime.serve.gate import ScopeGate
+
+    scopes = ScopeGate(runtime.specs, oauth.settings)
+    return scopes if scopes else None
+
+
+def _resource_server(options: dict[str, Any], tokens: list[str], runtime: Runtime) -> ResourceServer | None:
+    """The OAuth resource server the ``--oauth-*`` options describe, or None when they name no issuer.
+
+    Its metadata's ``scopes_supported`` names those every call needs, then those the served tools' contracts name.
+    """
     issuer, resource = options["oauth_issuer"], options["oauth_resource"]
     if issuer is None:
-        if resource is not None or options["oauth_jwks"] is not None or options["oauth_scopes"]:
+        named = (options["oauth_jwks"], options["oauth_introspection"], options["oauth_client_id"])
+        if resource is not None or any(value is not None for value in named) or options["oauth_scopes"]:
             raise click.UsageError("the --oauth-* options need --oauth-issuer")
         return None
     if resource is None:
@@ -284,10 +363,32 @@ def _resource_server(options: dict[str, Any], tokens: list[str]) -> ResourceServ
     from toolproof.runtime.serve.oauth import OAuthSettings, ResourceServer
 
     try:
-        settings = OAuthSettings(issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]))
-        return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"])
+        supported = tuple(sorted({scope for spec in runtime.specs for scope in spec.scopes}))
+        settings = OAuthSettings(
+            issuer, resource, options["oauth_jwks"], tuple(options["oauth_scopes"]), supported=supported
+        )
+        introspection = _introspection(options, settings)
+        return ResourceServer(settings, refetch_interval=options["oauth_refetch_interval"], introspection=introspection)
     except (ValueError, ImportError) as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _introspection(options: dict[str, Any], settings: OAuthSettings) -> Introspection | None:
+    """The RFC 7662 client ``--oauth-introspection`` describes, or None; a usage error for half a setting."""
+    url, client = options["oauth_introspection"], options["oauth_client_id"]
+    if url is None:
+        if client is not None:
+            raise click.UsageError("--oauth-client-id is for --oauth-introspection, which is not given")
+        return None
+    secret = os.environ.get(CLIENT_SECRET_ENV, "")
+    if client is None or not secret:
+        raise click.UsageError(
+            f"--oauth-introspection needs --oauth-client-id and the client's secret in ${CLIENT_SECRET_ENV}"
+        )
+    from toolproof.runtime.serve.introspection import Introspection
+    from toolproof.runtime.serve.oauth import LEEWAY
+
+    return Introspection(url, (client, secret), issuer=settings.issuer, resource=settings.resource, leeway=LEEWAY)
 
 
 def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any], options: dict[str, Any]) -> None:
@@ -321,7 +422,8 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
             claim = claim_port(address[0], port)
         except OSError as exc:
             raise click.ClickException(f"cannot serve on {options['host']}:{port}: {exc.strerror}") from None
-        spec = {"served": served, "options": {**options, "port": port}}
+        rate_file = _shared_buckets(config)  # the workers count every caller's calls together
+        spec = {"served": served, "options": {**options, "port": port, "rate_file": rate_file}}
         env = {**os.environ, **secret, WORKER_ENV: json.dumps(spec, default=str)}
         command = [sys.executable, "-c", "from toolproof.runtime.serve.commands import serve_worker; serve_worker()"]
         click.echo(f"toolproof: serving http://{options['host']}:{port} with {options['workers']} workers", err=True)
@@ -330,8 +432,22 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
         finally:
             if claim is not None:
                 claim.close()
+            if rate_file is not None:
+                Path(rate_file).unlink(missing_ok=True)
     if status:
         sys.exit(status)
+
+
+def _shared_buckets(config: ProjectConfig) -> str | None:
+    """A new bucket file for the workers' rate limits; None when the project sets none."""
+    if not config.serve.get("rate-limits"):
+        return None
+    from toolproof.runtime.serve.ratelimit import bucket_file
+
+    try:
+        return str(bucket_file())
+    except OSError as exc:
+        raise click.ClickException(f"rate limits: cannot make the workers' shared file: {exc}") from None
 
 
 def serve_worker() -> None:

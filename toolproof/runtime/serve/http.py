@@ -50,15 +50,18 @@ __all__ = [
     "SESSION_HEADER",
     "SMALL_RESPONSE",
     "Budget",
+    "CallGate",
     "Calls",
     "HttpApp",
     "HttpLimits",
+    "Refusal",
     "body_share",
     "declared_length",
     "header",
     "headers",
     "json_headers",
     "read_body",
+    "refuse",
     "repeated_headers",
     "send_pieces",
     "send_raw",
@@ -68,6 +71,10 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+Refusal = tuple[int, dict[str, Any], list[tuple[bytes, bytes]]]
+"""An HTTP refusal: the status, the JSON body, extra headers."""
+CallGate = Callable[[str, Scope], "Refusal | None"]
+"""Judges a call of the named tool in a request before it runs: None when it may, else the answer to give."""
 
 SESSION_HEADER: Final = "x-toolproof-session"
 _PREFIX: Final = "/tools/"
@@ -133,8 +140,17 @@ class HttpApp:
         RegistryError: the package's ``openapi.json`` cannot be read or has no route for a tool served.
     """
 
-    def __init__(self, runtime: Runtime, *, package: str = BUILTIN_PACKAGE, limits: HttpLimits | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        package: str = BUILTIN_PACKAGE,
+        limits: HttpLimits | None = None,
+        gate: CallGate | None = None,
+    ) -> None:
         self.runtime = runtime
+        self.gate = gate
+        """Judges each call before its body is read (``gate.ScopeGate``); None: every call may run."""
         self.limits = limits if limits is not None else HttpLimits()
         self.max_body = runtime.max_argument_bytes
         self.max_response = min(runtime.max_result_bytes, self.limits.max_in_flight_bytes)
@@ -161,7 +177,12 @@ class HttpApp:
             if method != "POST":
                 await _json(send, 405, {"code": "method_not_allowed", "message": "use POST"}, allow="POST")
                 return
-            await self._call(scope, receive, send, path[len(_PREFIX) :])
+            name = path[len(_PREFIX) :]
+            refusal = self.gate(name, scope) if self.gate is not None else None
+            if refusal is not None:
+                await refuse(send, refusal)
+                return
+            await self._call(scope, receive, send, name)
             return
         if path == "/openapi.json":
             if method != "GET":
@@ -441,6 +462,12 @@ async def _busy(send: Send, what: str) -> None:
     body = orjson.dumps(payload)
     await send({"type": "http.response.start", "status": 503, "headers": json_headers(len(body), _RETRY_AFTER)})
     await send({"type": "http.response.body", "body": body})
+
+
+async def refuse(send: Send, refusal: Refusal) -> None:
+    """Answer with a gate's refusal: its status, its body as JSON, its extra headers."""
+    status, payload, extra = refusal
+    await send_raw(send, status, orjson.dumps(payload), *extra)
 
 
 async def send_raw(send: Send, status: int, body: bytes, *extra: tuple[bytes, bytes]) -> None:

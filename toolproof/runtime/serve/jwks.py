@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-__all__ = ["FetchError", "JsonFetch", "KeySet", "fetch_json", "https_or_loopback"]
+__all__ = ["MAX_DOCUMENT", "FetchError", "JsonFetch", "KeySet", "fetch_json", "https_or_loopback", "no_redirects"]
 
 _log = logging.getLogger("toolproof.http")
 MAX_DOCUMENT: Final = 1 << 20
@@ -59,6 +59,11 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 _OPENER: Final = urllib.request.build_opener(_NoRedirect)
+
+
+def no_redirects() -> urllib.request.OpenerDirector:
+    """The opener every request to the authorization server goes through: it follows no redirect."""
+    return _OPENER
 
 
 def _get(url: str, timeout: float) -> Mapping[str, Any]:

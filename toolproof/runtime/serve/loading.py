@@ -104,6 +104,19 @@ def runtime_or_exit(
         for problem in exc.problems:
             echo(problem, err=True)
         sys.exit(2 if isinstance(exc, UnknownToolset) else exit_code)
+    if config.serve.get("middleware"):
+        from toolproof.runtime.project import ProjectError
+        from toolproof.runtime.serve.policy import bind_middleware
+
+        try:
+            bind_middleware(config, runtime)
+        except ProjectError as exc:
+            echo(f"toolproof: {exc}", err=True)
+            sys.exit(2)
+        except RegistryError as exc:
+            for problem in exc.problems:
+                echo(f"{config.name}: {problem}", err=True)
+            sys.exit(exit_code)
     return runtime
 
 

@@ -33,6 +33,8 @@ from toolproof.runtime.serve.jwks import FetchError, JsonFetch, KeySet, fetch_js
 if TYPE_CHECKING:
     import jwt as _jwt
 
+    from toolproof.runtime.serve.introspection import Introspection
+
 __all__ = [
     "ALGORITHMS",
     "LEEWAY",
@@ -79,6 +81,8 @@ class OAuthSettings:
     """The issuer's JWKS; None: its metadata's ``jwks_uri``."""
     scopes: tuple[str, ...] = ()
     """Scopes every call needs (all of them), advertised as ``scopes_supported``."""
+    supported: tuple[str, ...] = ()
+    """Scopes some calls need (those the served tools' contracts name), advertised after ``scopes``."""
 
     def __post_init__(self) -> None:
         for what, url in (("issuer", self.issuer), ("resource", self.resource), ("JWKS", self.jwks_uri)):
@@ -87,8 +91,13 @@ class OAuthSettings:
             parts = urlsplit(url)
             if not https_or_loopback(url) or parts.query or parts.fragment:
                 raise ValueError(f"the OAuth {what} {url!r} must be an https URL (or http to loopback), no query")
-        if any(not scope or any(char.isspace() or char in '"\\' for char in scope) for scope in self.scopes):
+        if any(not scope or any(char.isspace() or char in '"\\' for char in scope) for scope in self.all_scopes):
             raise ValueError("an OAuth scope is empty or holds whitespace, a quote or a backslash")
+
+    @property
+    def all_scopes(self) -> tuple[str, ...]:
+        """Every scope a call of this host may need: ``scopes``, then ``supported``, once each."""
+        return tuple(dict.fromkeys((*self.scopes, *self.supported)))
 
     @property
     def metadata_path(self) -> str:
@@ -109,8 +118,8 @@ class OAuthSettings:
             "bearer_methods_supported": ["header"],  # RFC 6750 §2.1 only: MCP forbids tokens in the query
             "resource_signing_alg_values_supported": list(ALGORITHMS),
         }
-        if self.scopes:
-            document["scopes_supported"] = list(self.scopes)
+        if self.all_scopes:
+            document["scopes_supported"] = list(self.all_scopes)
         return document
 
 
@@ -122,12 +131,14 @@ class TokenRefusal:
     error: str | None = None
     description: str = "a valid bearer token is required"
     scopes: tuple[str, ...] = field(default=())
+    """The scopes the challenge names (``insufficient_scope``: all the refused call needs); empty: the host's."""
 
     def challenge(self, settings: OAuthSettings) -> bytes:
         """The ``WWW-Authenticate`` value for this refusal (RFC 6750 §3, RFC 9728 §5.1)."""
         params = [f'resource_metadata="{settings.metadata_url}"']
-        if settings.scopes:
-            params.append(f'scope="{" ".join(settings.scopes)}"')
+        scopes = self.scopes or settings.scopes
+        if scopes:
+            params.append(f'scope="{" ".join(scopes)}"')
         if self.error is not None:  # RFC 6750 §3.1: no error code when the request carried no token
             params += [f'error="{self.error}"', f'error_description="{self.description}"']
         return ("Bearer " + ", ".join(params)).encode("ascii")
@@ -148,9 +159,18 @@ class ResourceServer:
         ImportError: the ``oauth`` extra is not installed.
     """
 
-    def __init__(self, settings: OAuthSettings, *, fetch: JsonFetch = fetch_json, refetch_interval: float = 30.0):
+    def __init__(
+        self,
+        settings: OAuthSettings,
+        *,
+        fetch: JsonFetch = fetch_json,
+        refetch_interval: float = 30.0,
+        introspection: Introspection | None = None,
+    ):
         require_jwt()
         self.settings = settings
+        self.introspection = introspection
+        """Checks tokens that are not JWTs with the authorization server (RFC 7662); None: they are refused."""
         self.keys = KeySet(settings.issuer, settings.jwks_uri, fetch=fetch, refetch_interval=refetch_interval)
 
     async def authenticate(self, authorization: str | None) -> Caller | TokenRefusal:
@@ -168,7 +188,10 @@ class ResourceServer:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
-            return _invalid("the token is not a well-formed JWT")
+            if self.introspection is None:
+                return _invalid("the token is not a well-formed JWT")
+            introspected = await self.introspection.check(token)
+            return _invalid(introspected) if isinstance(introspected, str) else self._scoped(introspected)
         alg = header.get("alg")
         if alg not in ALGORITHMS:
             return _invalid("the token's signing algorithm is not accepted")
@@ -191,7 +214,10 @@ class ResourceServer:
             )
         except jwt.PyJWTError as exc:
             return _invalid(_described(exc))
-        caller = _caller(claims)
+        return self._scoped(_caller(claims))
+
+    def _scoped(self, caller: Caller) -> Caller | TokenRefusal:
+        """``caller``, or a 403 when its token lacks a scope every call needs."""
         missing = [scope for scope in self.settings.scopes if scope not in caller.scopes]
         if missing:
             return TokenRefusal(403, "insufficient_scope", "the token lacks a scope this server requires")

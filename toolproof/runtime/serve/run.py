@@ -104,6 +104,8 @@ def serve_stdio(config: ProjectConfig, runtime: Runtime) -> None:
     from toolproof.runtime.serve.mcp import McpServer
     from toolproof.runtime.serve.mcp import serve_stdio as serve
 
+    if config.serve.get("rate-limits"):  # one client, its own host: nothing to share out
+        echo("warning: the project's rate limits apply over HTTP only; this stdio server has none", err=True)
     try:  # the generated files that list the tools: one missing, torn or stale is a start-up error naming it
         server = McpServer(runtime, package=config.package)
     except RegistryError as exc:

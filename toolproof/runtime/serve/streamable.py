@@ -67,15 +67,18 @@ from toolproof.runtime.serve.calls import disconnected
 from toolproof.runtime.serve.http import (
     SMALL_RESPONSE,
     Budget,
+    CallGate,
     Calls,
     HttpLimits,
     Receive,
+    Refusal,
     Scope,
     Send,
     body_share,
     declared_length,
     header,
     read_body,
+    refuse,
     repeated_headers,
     send_pieces,
     send_raw,
@@ -228,6 +231,8 @@ class StreamableMcp:
         limits: the app's bounds (body timeout, call slots, queue timeout).
         calls, responses, bodies: the call slots (and their threads), response bytes and request body bytes
             to share with the app's REST routes; new ones sized by ``limits`` when not given.
+        gate: judges each ``tools/call`` before it runs, as on the REST routes (``gate.ScopeGate``); a batch
+            holding a call it refuses is refused whole, with that call's answer.
     """
 
     def __init__(
@@ -238,8 +243,10 @@ class StreamableMcp:
         calls: Calls | None = None,
         responses: Budget | None = None,
         bodies: Budget | None = None,
+        gate: CallGate | None = None,
     ) -> None:
         self.server = server
+        self.gate = gate
         self.limits = limits
         self._calls = calls if calls is not None else Calls(limits.max_calls)
         self._responses = responses if responses is not None else Budget(limits.max_in_flight_bytes)
@@ -315,6 +322,10 @@ class StreamableMcp:
         session = header(scope, "x-toolproof-session")
         if isinstance(message, list) and version in (None, *BATCH_VERSIONS):  # no header: 2025-03-26, by the spec
             if any(is_call(m) for m in message):
+                refusal = self._batch_refusal(message, scope)
+                if refusal is not None:
+                    await refuse(send, refusal)
+                    return
                 del message  # parsed again in the call's thread: while it waits, the batch is held only as bytes
                 await self._batch(receive, send, body, session, json_ok, sse_ok)
             else:  # cheap methods only: answered here
@@ -369,6 +380,10 @@ class StreamableMcp:
         params = message.get("params")
         name = params.get("name") if isinstance(params, Mapping) else None
         kind = name if isinstance(name, str) and name in self._tools else None
+        refusal = self.gate(kind, scope) if self.gate is not None and kind is not None else None
+        if refusal is not None:
+            await refuse(send, refusal)
+            return
         call: Mapping[str, Any] | bytes = message
         if not self._calls.try_acquire(1):
             # Parsed JSON can take 30 times the memory of its text: while the call waits, only the text is kept.
@@ -428,6 +443,19 @@ class StreamableMcp:
         """Release the share of response bytes an answer took (when it took one) and will not write."""
         if granted and (share := self._share(encoded)):
             self._responses.release(share)
+
+    def _batch_refusal(self, batch: list[Any], scope: Scope) -> Refusal | None:
+        """The gate's refusal of the first call in ``batch`` it refuses; None when it refuses none (or is off)."""
+        if self.gate is None:
+            return None
+        for message in batch:
+            params = message.get("params") if is_call(message) else None
+            name = params.get("name") if isinstance(params, Mapping) else None
+            if isinstance(name, str) and name in self._tools:
+                refusal = self.gate(name, scope)
+                if refusal is not None:
+                    return refusal
+        return None
 
     async def _batch(
         self, receive: Receive, send: Send, body: bytes, session: str | None, json_ok: bool, sse_ok: bool
