@@ -569,7 +569,12 @@ def _needs_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> lis
 
 
 def load_project(
-    root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, loss_summary: bool = False
+    root: Path | ProjectConfig,
+    *,
+    strict_export: bool = False,
+    show_losses: bool = False,
+    loss_summary: bool = False,
+    fit: bool = False,
 ) -> Project:
     """Load and check every contract of a project.
 
@@ -579,6 +584,8 @@ def load_project(
         show_losses: report every such loss as a note.
         loss_summary: with ``show_losses``, one note per tool counting its losses by provider instead
             (``toolproof lint`` without ``--verbose``); a strict export still reports each loss.
+        fit: also check what ``lint`` alone checks (``fitness.fit_problems``): the descriptions, the client
+            profiles the settings require and the token budgets.
     """
     config = root if isinstance(root, ProjectConfig) else config_for(root)
     project = Project(config)
@@ -594,5 +601,9 @@ def load_project(
                     project, strict_export=strict_export, show_losses=show_losses, loss_summary=loss_summary
                 )
             )
+            if fit and project.ok:
+                from toolproof.generator.fitness import fit_problems
+
+                project.problems.extend(fit_problems(project))
     project.problems = sorted(dict.fromkeys(project.problems))  # a shared definition's problem, once
     return project
