@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -57,11 +58,14 @@ def _estimate(text: str) -> int:
 @cache
 def counter() -> Counter:
     """The ``o200k_base`` counter when bpe-openai is installed (``toolproof[tokens]``), else the byte estimate."""
-    try:
-        import bpe_openai  # type: ignore[import-untyped, import-not-found, unused-ignore]  # untyped; optional
-    except ImportError:
-        return Counter("estimate (UTF-8 bytes / 4; install toolproof[tokens] for o200k_base)", False, _estimate)
-    encoding = bpe_openai.get_encoding(ENCODING)
+    with warnings.catch_warnings():  # bpe-openai 0.1.4 loads its data with importlib.resources.open_binary
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import bpe_openai  # type: ignore[import-untyped, import-not-found, unused-ignore]  # untyped; optional
+        except ImportError:
+            return Counter("estimate (UTF-8 bytes / 4; install toolproof[tokens] for o200k_base)", False, _estimate)
+        encoding = bpe_openai.get_encoding(ENCODING)
+        encoding.encode("")  # the encoding's data loads on first use: here, under the filter
 
     def count(text: str) -> int:
         return len(encoding.encode(text))
