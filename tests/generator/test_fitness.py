@@ -146,11 +146,15 @@ def test_a_level_for_a_rule_outside_the_6xx_and_7xx_groups_is_refused(tmp_path: 
     ]
 
 
-RECURSIVE = _contract(word='{$ref: "#/$defs/node", description: A tree of words.}').replace(
-    "  required: [word]\n",
-    "  required: [word]\n  $defs:\n    node:\n      type: object\n      properties:\n"
-    "        kids: {type: array, items: {$ref: '#/$defs/node'}}\n",
-).replace("input: {word: hi}", "input: {word: {}}")
+RECURSIVE = (
+    _contract(word='{$ref: "#/$defs/node", description: A tree of words.}')
+    .replace(
+        "  required: [word]\n",
+        "  required: [word]\n  $defs:\n    node:\n      type: object\n      properties:\n"
+        "        kids: {type: array, items: {$ref: '#/$defs/node'}}\n",
+    )
+    .replace("input: {word: hi}", "input: {word: {}}")
+)
 
 
 def test_a_required_profile_that_refuses_a_tool_is_an_error_naming_the_host_and_why(tmp_path: Path) -> None:

@@ -620,7 +620,8 @@ DOCS: Final[dict[str, RuleDoc]] = {
     ),
     "TP702": RuleDoc(
         "description: Reads a file from the workspace. Returns its text.",
-        "Add when to use the tool: \"Use this before editing a file, not to list a folder.\"",
+        "Add when to use the tool, and when not: \"Use this before editing a file, not to list a folder.\" (Anthropic: "
+        "say when the tool should be used, and when it shouldn't.)",
     ),
     "TP703": RuleDoc(
         "description: Reads a file from the workspace. Use it before editing the file.",
@@ -644,7 +645,7 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "exact reads both files.`",
     ),
     "TP707": RuleDoc(
-        "errors:\n  not_found:\n    message: \"File not found: {path}\"",
+        "errors:\n  not_found:\n    message: \"No such word\"",
         "Add a hint that tells the model what to do next: `hint: Check the path, relative to the workspace, then "
         "retry.` (Anthropic: error responses should communicate specific and actionable improvements.)",
     ),
