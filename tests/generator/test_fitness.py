@@ -343,3 +343,25 @@ def test_the_conformance_project_passes_every_description_rule() -> None:
     loaded = load_project(config_for(Path(__file__).parents[1] / "conformance_project"))
 
     assert [str(p) for p in description_problems(loaded.contracts)] == []
+
+
+def test_export_tokens_prints_each_tools_and_the_sets_cost_on_stderr(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"echo.yaml": _contract()})
+
+    result = CliRunner().invoke(export, ["--format", "openai", "--tokens", "--project", str(root)])
+
+    assert result.exit_code == 0, result.stderr
+    cost = tool_costs("openai", json.loads(result.stdout))
+    assert result.stderr.split("\n", 1)[1] == (  # after the TP310 warning the contract's load prints
+        f"openai: tokens by o200k_base (exact)\n  echo: {cost.tools['echo']}\n"
+        f"  all 1 tool(s), as one request's array: {cost.total}\n"
+    )
+
+
+def test_export_tokens_of_a_format_that_is_no_tool_definition_is_a_usage_error(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"echo.yaml": _contract()})
+
+    result = CliRunner().invoke(export, ["--format", "vectors", "--tokens", "--project", str(root)])
+
+    assert result.exit_code == 2
+    assert "--tokens counts tool definitions: give a provider format" in result.stderr

@@ -398,6 +398,12 @@ def _profile_names() -> tuple[str, ...]:
     type=click.Path(exists=True, file_okay=False),
     help="A host's skills folder (repeatable): dynamic skill enums list the skills found, not the built-in default.",
 )
+@click.option(
+    "--tokens",
+    "show_tokens",
+    is_flag=True,
+    help="With a provider --format, also print each tool's and the set's definition tokens on stderr.",
+)
 @_STRICT_EXPORT
 @project_option
 def export(
@@ -406,6 +412,7 @@ def export(
     toolset: str | None,
     tools: tuple[str, ...],
     skills: tuple[str, ...],
+    show_tokens: bool,
     strict_export: bool,
     project: Path | None,
 ) -> None:
@@ -445,6 +452,8 @@ def export(
         return
     assert fmt is not None  # one of the two, checked above
     text, losses = export_text(fmt, chosen, enums)
+    if show_tokens:
+        _echo_tokens(fmt, text)
     losses = unaccepted_losses(loaded, losses)
     if strict_export and losses:
         for loss in losses:
@@ -467,6 +476,24 @@ def _export_for(
     click.echo(text, nl=False)
     if strict and not clean:
         sys.exit(1)
+
+
+def _echo_tokens(fmt: str, text: str) -> None:
+    """``export --tokens``: each tool's definition tokens and the set's, as a request carries them, on stderr."""
+    import json
+
+    from toolproof.generator.exports import DEFINITION_FORMATS
+    from toolproof.generator.tokens import counter, tool_costs
+
+    if fmt not in DEFINITION_FORMATS:
+        raise click.UsageError(
+            f"--tokens counts tool definitions: give a provider format ({', '.join(DEFINITION_FORMATS)})"
+        )
+    costs = tool_costs(fmt, json.loads(text))
+    click.echo(f"{fmt}: tokens by {counter().name} ({costs.accuracy})", err=True)
+    for tool, tokens in costs.tools.items():
+        click.echo(f"  {tool}: {tokens}", err=True)
+    click.echo(f"  all {len(costs.tools)} tool(s), as one request's array: {costs.total}", err=True)
 
 
 def _generate(config: ProjectConfig) -> None:
