@@ -365,3 +365,9 @@ def test_export_tokens_of_a_format_that_is_no_tool_definition_is_a_usage_error(t
 
     assert result.exit_code == 2
     assert "--tokens counts tool definitions: give a provider format" in result.stderr
+
+
+def test_an_enum_value_of_punctuation_counts_as_described_where_the_description_names_it(tmp_path: Path) -> None:
+    word = '{type: string, enum: [hi, "c++", "a.b"], description: "What to say: hi, c++ or a.b (each as written)."}'
+
+    assert _fit(_project(tmp_path, {"echo.yaml": _contract(word=word)})) == []

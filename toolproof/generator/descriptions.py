@@ -89,6 +89,11 @@ def _described(node: Any, root: Mapping[str, Any]) -> bool:
     return False
 
 
+def _mentions(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value`` as a word of its own (``c++`` too, which ``\\b`` would miss)."""
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text) is not None
+
+
 def _tool_text(c: Contract) -> list[Problem]:
     problems: list[Problem] = []
     line, column = c.where(("description",))
@@ -130,7 +135,7 @@ def _parameters(c: Contract) -> list[Problem]:
         values = sub.get("enum")
         if isinstance(values, list) and len(values) > 1:
             text = str(sub.get("description", ""))
-            missing = [v for v in values if isinstance(v, str) and not re.search(rf"\b{re.escape(v)}\b", text)]
+            missing = [v for v in values if isinstance(v, str) and not _mentions(text, v)]
             if missing:
                 shown = ", ".join(repr(v) for v in missing)
                 message = (
