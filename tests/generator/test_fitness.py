@@ -371,3 +371,45 @@ def test_an_enum_value_of_punctuation_counts_as_described_where_the_description_
     word = '{type: string, enum: [hi, "c++", "a.b"], description: "What to say: hi, c++ or a.b (each as written)."}'
 
     assert _fit(_project(tmp_path, {"echo.yaml": _contract(word=word)})) == []
+
+
+def _rewritten(tmp_path: Path, lint_settings: str) -> Path:
+    word = '{$ref: "#/$defs/w", description: The word.}'
+    contract = _contract(word=word).replace(
+        "  required: [word]\n", "  required: [word]\n  $defs: {w: {type: string}}\n"
+    )
+    return _project(tmp_path, {"echo.yaml": contract}, lint_settings)
+
+
+def test_a_rewrite_the_project_accepts_for_the_profile_is_not_shown(tmp_path: Path) -> None:
+    settings = (
+        '[tool.toolproof.lint]\nprofiles = ["gemini-cli"]\n'
+        '[tool.toolproof.export]\naccept-losses.gemini-cli = ["echo:input/properties/word:$ref", "echo:input:$defs"]\n'
+    )
+
+    assert _fit(_rewritten(tmp_path, settings)) == []
+
+
+def test_under_strict_export_a_rewrite_not_accepted_is_an_error(tmp_path: Path) -> None:
+    root = _rewritten(tmp_path, '[tool.toolproof.lint]\nprofiles = ["gemini-cli"]\n')
+
+    found = load_project(config_for(root), fit=True, strict_export=True).problems
+
+    assert [str(p) for p in found if p.rule.id == "TP602"] == [
+        "contracts/echo.yaml:1:7: error [TP602] gemini-cli rewrites tool 'echo': 2 change(s)"
+        " (input/properties/word:$ref inlined, input:$defs dropped)"
+    ]
+
+
+def test_an_accepted_profile_loss_that_matches_nothing_is_a_warning(tmp_path: Path) -> None:
+    settings = (
+        '[tool.toolproof.lint]\nprofiles = ["cursor"]\n'
+        '[tool.toolproof.export]\naccept-losses.cursor = ["echo:input:$defs"]\n'
+    )
+
+    root = _project(tmp_path, {"echo.yaml": _contract()}, settings)
+
+    assert [str(p) for p in load_project(config_for(root), fit=True).problems if p.rule.id == "TP406"] == [
+        "pyproject.toml:5:25: warning [TP406] accept-losses.cursor: 'echo:input:$defs' matches no loss of cursor;"
+        " remove it"
+    ]

@@ -73,25 +73,49 @@ def matrix(project: Project, names: Sequence[str]) -> dict[str, list[Applied]]:
     return {name: apply_profile(PROFILES[name], tools, server) for name in names}
 
 
-def _profile_problems(project: Project, names: Sequence[str]) -> list[Problem]:
+def _profile_problems(project: Project, names: Sequence[str], *, strict_export: bool) -> list[Problem]:
+    """Each refusal of a required profile (an error), and each tool it rewrites beyond the accepted losses.
+
+    A rewrite is a loss like a provider's: a project accepts it in ``accept-losses.<profile>``; one not
+    accepted is a note, an error under ``--strict-export``; an entry that accepts nothing is a warning.
+    """
+    from toolproof.generator.project import _acceptance
+
+    accepted = [a for a in _acceptance(project)[0] if a.provider in PROFILES]
+    used: set[Any] = set()
     by_name = {c.name: c for c in project.contracts}
     problems: list[Problem] = []
     for name, applied in matrix(project, names).items():
         for outcome in applied:
             contract = by_name.get(outcome.tool)
-            if contract is None or outcome.verdict == "clean":
+            kept = []
+            for loss in outcome.losses:
+                entry = next((a for a in accepted if a.matches(loss)), None)
+                if entry is None:
+                    kept.append(loss)
+                else:
+                    used.add(entry)
+            if contract is None or (not outcome.refused and not kept):
                 continue
             line, column = contract.where(("name",))
             if outcome.refused:
                 message = f"{name} refuses tool '{outcome.tool}': {'; '.join(outcome.refused)}"
                 problems.append(rule("profile-refused").at(contract.source, line, column, message))
             else:
+                outcome = Applied(outcome.tool, outcome.definition, tuple(kept), ())
+                level = Level.ERROR if strict_export else None
                 shown = ", ".join(
                     f"{loss.schema}{loss.pointer()}:{loss.keyword} {loss.action}" for loss in outcome.losses[:3]
                 )
                 more = ", ..." if len(outcome.losses) > 3 else ""
                 message = f"{name} rewrites tool '{outcome.tool}': {len(outcome.losses)} change(s) ({shown}{more})"
-                problems.append(rule("profile-rewritten").at(contract.source, line, column, message))
+                problems.append(rule("profile-rewritten").at(contract.source, line, column, message, level))
+    for entry in accepted:
+        if entry.provider in names and entry not in used:
+            message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
+            problems.append(
+                rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
+            )
     return problems
 
 
@@ -173,14 +197,17 @@ def _levels(config: ProjectConfig) -> tuple[dict[str, Level | None], list[Proble
     return levels, problems
 
 
-def fit_problems(project: Project) -> list[Problem]:
-    """The 6xx and 7xx problems of a project whose contracts all load, each at the level its settings give it."""
+def fit_problems(project: Project, *, strict_export: bool = False) -> list[Problem]:
+    """The 6xx and 7xx problems of a project whose contracts all load, each at the level its settings give it.
+
+    Under ``strict_export`` a rewrite a required profile forces and the project does not accept is an error.
+    """
     config = project.config
     names, problems = _required(config)
     levels, level_problems = _levels(config)
     found = description_problems(project.contracts) + _budget_problems(project)
     if names:
-        found += _profile_problems(project, names)
+        found += _profile_problems(project, names, strict_export=strict_export)
     out: list[Problem] = [*problems, *level_problems]
     for p in found:
         if p.rule.id not in levels:

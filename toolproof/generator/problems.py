@@ -582,7 +582,9 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "# note [TP602] gemini-cli rewrites tool 'echo': 2 change(s) (input/properties/when:format moved to "
         "description, ...)",
         "Usually nothing: `toolproof export --for gemini-cli` writes the rewritten definitions, with the loss "
-        "report and the token difference. Change the schema if the host's rewrite loses what the model needs.",
+        "report and the token difference. Accept the loss under the profile's name "
+        "(`accept-losses.gemini-cli = [\"echo:input/properties/when:format\"]`), which `--strict-export` needs, "
+        "or change the schema if the host's rewrite loses what the model needs.",
     ),
     "TP603": RuleDoc(
         "# pyproject.toml\n[tool.toolproof.lint]\nprofiles = [\"claude-code\"]",

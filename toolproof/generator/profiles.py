@@ -65,7 +65,7 @@ class Rule:
 
 def _loss(tool: _Tool, ctx: Context, which: str, path: Path, keyword: str, action: str, detail: str) -> None:
     name = tool.definition["name"]
-    tool.losses.append(Loss(f"profile:{ctx.profile}", name, which, path, keyword, action, detail))
+    tool.losses.append(Loss(ctx.profile, name, which, path, keyword, action, detail))
 
 
 def _size(node: Any) -> int:
@@ -163,7 +163,7 @@ def _union_items(tool: _Tool, ctx: Context) -> None:
 
 
 def _openai_strict(tool: _Tool, ctx: Context) -> None:
-    rewrite = openai_strict_schema(tool.definition["inputSchema"], tool.definition["name"], f"profile:{ctx.profile}")
+    rewrite = openai_strict_schema(tool.definition["inputSchema"], tool.definition["name"], ctx.profile)
     if not rewrite.strict:
         tool.refused.append(
             f"input cannot be made strict, and the host binds it strict (HTTP 400): {rewrite.why_not_strict}"
@@ -177,7 +177,7 @@ def _gemini(tool: _Tool, ctx: Context) -> None:
     for key, which in _schemas(tool):
         rewrite = gemini_json_schema(tool.definition[key], tool.definition["name"], which)
         tool.losses.extend(
-            Loss(f"profile:{ctx.profile}", loss.tool, loss.schema, loss.path, loss.keyword, loss.action, loss.detail)
+            Loss(ctx.profile, loss.tool, loss.schema, loss.path, loss.keyword, loss.action, loss.detail)
             for loss in rewrite.losses
         )
         tool.definition[key] = rewrite.schema

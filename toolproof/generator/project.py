@@ -158,7 +158,9 @@ def builtin_skill_names() -> list[str]:
 
 def _acceptance(project: Project) -> tuple[list[AcceptedLoss], list[Problem]]:
     tools = {c.name for c in project.served}  # its own and the included built-in ones: their losses are exported too
-    return accepted_losses(project.config, tools, DEFINITION_FORMATS)
+    from toolproof.generator.profiles import PROFILES
+
+    return accepted_losses(project.config, tools, (*DEFINITION_FORMATS, *PROFILES))
 
 
 def unaccepted_losses(project: Project, losses: Iterable[Loss]) -> list[Loss]:
@@ -224,7 +226,7 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
                 place = (definition.file, definition.line, definition.column)
             problems.append(rule("export-loss").at(*place, message, level))
     for entry in accepted:
-        if entry not in used:
+        if entry.provider in DEFINITION_FORMATS and entry not in used:  # a profile's entries: fitness judges them
             message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
             problems.append(
                 rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
@@ -601,9 +603,9 @@ def load_project(
                     project, strict_export=strict_export, show_losses=show_losses, loss_summary=loss_summary
                 )
             )
-            if fit and project.ok:
+            if fit:  # the contracts all load: export problems (a limit, a strict loss) do not hide these
                 from toolproof.generator.fitness import fit_problems
 
-                project.problems.extend(fit_problems(project))
+                project.problems.extend(fit_problems(project, strict_export=strict_export))
     project.problems = sorted(dict.fromkeys(project.problems))  # a shared definition's problem, once
     return project
