@@ -27,9 +27,11 @@ _COMMANDS = {
     "lint": "toolproof.generator.cli",
     "breaking": "toolproof.generator.cli",
     "export": "toolproof.generator.cli",
+    "docs": "toolproof.generator.cli",
     "call": "toolproof.runtime.serve.oneshot",
     "serve": "toolproof.runtime.serve.commands",
     "conform": "toolproof.testing.commands",
+    "verify": "toolproof.testing.commands",
     "toolsets": "toolproof.runtime.serve.commands",
     "skills": "toolproof.runtime.serve.commands",
 }

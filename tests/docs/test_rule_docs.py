@@ -87,6 +87,7 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
     "TP407": "an earlier revision",
     "TP408": "the handlers package",
     "TP411": "the project's settings",
+    **dict.fromkeys(("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"), "the project's settings"),
     **dict.fromkeys(("TP601", "TP602", "TP603", "TP604", "TP605", "TP606", "TP607"), "the project's settings"),
     "TP704": "two contracts",
     "TP708": "a description of over 1,024 characters, not shown whole",

@@ -25,6 +25,7 @@ from toolproof.generator.project import config_for
 from toolproof.runtime.project import builtin_project, default_config
 
 CASES = Path(__file__).parent / "breaking"
+_REPIN = "clients that pinned it (tools.lock.json) see a changed definition: review it, then pin the new digest"
 REPO = Path(__file__).resolve().parents[2]
 RULES_PAGE = REPO / "docs" / "contracts" / "breaking.md"
 
@@ -459,7 +460,7 @@ def _pinned(tmp_path: Path, pins: str) -> Path:
 
 
 def test_a_rule_pinned_to_warning_needs_no_major_bump(runner: CliRunner, tmp_path: Path) -> None:
-    case = _pinned(tmp_path, 'WIRE_OUTPUT_FIELD_REMOVED = "warning"\n')
+    case = _pinned(tmp_path, 'WIRE_OUTPUT_FIELD_REMOVED = "warning"\nEXPORT_DIGEST_CHANGED = "off"\n')
 
     result = runner.invoke(cli, ["breaking", "--project", str(case / "after"), "--against", str(case / "before")])
 
@@ -482,7 +483,8 @@ def test_fail_on_warning_fails_on_a_warning(runner: CliRunner, tmp_path: Path) -
 
 
 def test_a_rule_pinned_off_is_not_reported(runner: CliRunner, tmp_path: Path) -> None:
-    case = _pinned(tmp_path, "# removing tone was agreed with every reader\nWIRE_OUTPUT_FIELD_REMOVED = 'off'\n")
+    agreed = "# removing tone was agreed with every reader\nWIRE_OUTPUT_FIELD_REMOVED = 'off'\n"
+    case = _pinned(tmp_path, f"{agreed}EXPORT_DIGEST_CHANGED = 'off'\n")
 
     result = runner.invoke(cli, ["breaking", "--project", str(case / "after"), "--against", str(case / "before")])
 
@@ -603,6 +605,15 @@ def test_json_reports_every_finding_as_data(runner: CliRunner, monkeypatch: pyte
         "failed": True,
         "findings": [
             {
+                "rule": "EXPORT_DIGEST_CHANGED",
+                "category": "EXPORT",
+                "level": "info",
+                "file": "contracts/echo.yaml",
+                "line": 1,
+                "column": 7,
+                "message": f"the tool's pinned digest sha256:7b2746007453… → sha256:ad6eaa51d4ac…; {_REPIN}",
+            },
+            {
                 "rule": "VERSION_NOT_BUMPED",
                 "category": "VERSION",
                 "level": "error",
@@ -633,6 +644,8 @@ def test_github_annotates_each_finding(runner: CliRunner, monkeypatch: pytest.Mo
 
     assert result.exit_code == 0
     assert result.stdout == (
+        "::notice file=contracts/echo.yaml,line=1,col=7,title=EXPORT_DIGEST_CHANGED::EXPORT: the tool's pinned digest "
+        f"sha256:7b2746007453… → sha256:3f1baabf1738…; {_REPIN}\n"
         "::warning file=contracts/echo.yaml,line=6,col=64,title=EXPORT_ANNOTATION_CHANGED::EXPORT: annotation "
         "idempotent true → false; hosts that decide approval or retries by it act differently\n"
         "::notice file=contracts/echo.yaml,line=19,col=5,title=WIRE_OUTPUT_FIELD_REMOVED::WIRE: output field 'tone' "
@@ -651,7 +664,7 @@ def test_github_escapes_what_would_end_a_command(runner: CliRunner, tmp_path: Pa
 
     result = runner.invoke(cli, args)
 
-    assert result.stdout.splitlines()[0] == (
+    assert result.stdout.splitlines()[1] == (  # after the digest's notice, at the name (line 1)
         '::warning file=contracts/echo.yaml,line=3,col=8,title=MODEL_TITLE_CHANGED::MODEL: the tool title "Echo" '
         '→ "100%25 echo"'
     )

@@ -184,6 +184,24 @@ CASES: dict[str, Case] = {
         "no loss of openai; remove it",
         settings='[tool.toolproof]\nexport = {accept-losses = {openai = ["echo:input/properties/nope:minLength"]}}\n',
     ),
+    "TP550": Case(
+        {"echo.yaml": _echo(extra="asks:\n  pick: {kind: choice, message: Which one?}\n")},
+        "contracts/echo.yaml:19:9: error [TP550] question 'pick' is a choice: list its choices",
+    ),
+    "TP551": Case(
+        {
+            "echo.yaml": _echo().replace(
+                "    input: {word: hi}", "    input: {word: hi}\n    answers: [{ask: proceed, action: accept}]"
+            )
+        },
+        "contracts/echo.yaml:17:21: error [TP551] the answer names question 'proceed', which the contract does not ask"
+        " (it declares no asks)",
+    ),
+    "TP552": Case(
+        {"echo.yaml": _echo(extra='asks:\n  proceed: {kind: confirm, message: "Echo {word}?"}\n')},
+        "contracts/echo.yaml:19:3: warning [TP552] no example answers question 'proceed': script the answer in one"
+        " (answers: [{ask: proceed, ...}])",
+    ),
 }
 
 
@@ -210,6 +228,10 @@ ELSEWHERE = {
     "TP409": "tests/generator/test_lint_silent_failures.py: it needs a handlers package",
     "TP410": "tests/generator/test_lint_silent_failures.py: it needs a resource factory",
     "TP411": "tests/generator/test_lint_silent_failures.py: it needs the project's settings",
+    **dict.fromkeys(
+        ("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"),
+        "tests/generator/test_publishing.py: it needs the project's [project] and publish settings",
+    ),
     "TP601": "tests/generator/test_fitness.py: it needs the project's settings (lint.profiles)",
     "TP602": "tests/generator/test_fitness.py: it needs the project's settings (lint.profiles)",
     "TP603": "tests/generator/test_fitness.py: it needs the project's settings",

@@ -23,6 +23,7 @@ from toolproof.generator.published import (
     error_meta_schema,
     published_contract,
 )
+from toolproof.runtime.digests import DIGEST_META_KEY, digest
 from toolproof.runtime.errors import STANDARD_ERRORS
 from toolproof.runtime.project import builtin_project
 from toolproof.runtime.result import ToolResult
@@ -174,7 +175,7 @@ def _listed(document: Mapping[str, Any]) -> dict[str, Any]:
     schema = {**document["input"], "properties": properties} if document["dynamic_enums"] else document["input"]
     hints = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
     keys = ("read_only", "destructive", "idempotent", "open_world")
-    return {
+    entry = {
         "name": document["name"],
         "title": document["title"],
         "description": document["description"],
@@ -185,6 +186,9 @@ def _listed(document: Mapping[str, Any]) -> dict[str, Any]:
             **{hint: document["annotations"][key] for hint, key in zip(hints, keys, strict=True)},
         },
     }
+    # the digest of the entry as a host lists it: `input` as published, each dynamic enum's values left out
+    pinned = digest({**entry, "inputSchema": document["input"]}, document["dynamic_enums"])
+    return {**entry, "_meta": {DIGEST_META_KEY: pinned}}
 
 
 @pytest.mark.parametrize("spec", load_specs(), ids=lambda s: s.name)

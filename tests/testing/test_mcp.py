@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
@@ -10,11 +12,14 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
+import toolproof.builtin.generated
 from toolproof.cli import cli
+from toolproof.runtime.project import activate, load_config
 from toolproof.runtime.spec import ToolSpec, load_specs
 from toolproof.testing import ExampleFailure
 from toolproof.testing.mcp import (
     DEFINITION,
+    DIGEST,
     LISTING,
     SCHEMAS,
     STDERR_LINE_CHARS,
@@ -135,8 +140,24 @@ def _bent(mode: str, revision: str | None = None) -> str:
     return f"{sys.executable} {server} --mode {mode}{negotiates} --workspace {{workspace}} --skills {{skills}}"
 
 
+def _pinned(name: str) -> str:
+    """The digest the built-in tools.lock.json pins for ``name``."""
+    lock = Path(toolproof.builtin.generated.__file__).parent / "tools.lock.json"
+    digest: str = json.loads(lock.read_text(encoding="utf-8"))["tools"][name]["digest"]
+    return digest
+
+
 def _specs(*names: str) -> list[ToolSpec]:
     return [spec for spec in load_specs() if spec.name in names]
+
+
+def _listing_only(specs: list[ToolSpec], keep: int = 3) -> list[ToolSpec]:
+    """``specs`` with their first ``keep`` examples only, for tests of the listing or the framing.
+
+    Each example starts a server; what these tests check happens once per server or once per listing, and the
+    tests above replay every example.
+    """
+    return [dataclasses.replace(spec, examples=spec.examples[:keep]) for spec in specs]
 
 
 def test_a_server_that_names_no_codes_passes_when_its_texts_are_the_contracts() -> None:
@@ -188,7 +209,8 @@ def test_a_tool_listed_with_other_schemas_fails_once_naming_the_difference() -> 
         ' $.properties: the server has nothing, the contract has {"skill_name": '
     )
     assert "; tools/list gives 'get_skill' no outputSchema; the contract's is {" in mismatched[0].detail
-    assert all(o.passed for o in outcomes if o.example != SCHEMAS), "its examples still run, and pass"
+    assert [o.tool for o in outcomes if o.example == DIGEST] == ["get_skill"], "so is its digest"
+    assert all(o.passed for o in outcomes if o.example not in (SCHEMAS, DIGEST)), "its examples still run, and pass"
 
 
 def test_the_summary_counts_the_tools_listed_with_other_schemas(runner: CliRunner) -> None:
@@ -196,9 +218,12 @@ def test_the_summary_counts_the_tools_listed_with_other_schemas(runner: CliRunne
 
     assert result.exit_code == 1
     examples = len(_specs("get_skill")[0].examples)
-    checked = "1 tool(s) checked (1 listed by the server, 1 with schemas other than the contract's)"
+    checked = (
+        "1 tool(s) checked (1 listed by the server, 1 with schemas other than the contract's,"
+        " 1 with a digest other than the pinned one)"
+    )
     assert f": {checked}, {examples} example(s)\n" in result.output
-    assert result.output.endswith(f"{examples} passed, 1 failed\n")
+    assert result.output.endswith(f"{examples} passed, 2 failed\n")
 
 
 def test_an_answer_that_is_not_json_rpc_2_0_fails() -> None:
@@ -262,7 +287,8 @@ def test_a_server_that_negotiated_2025_06_18_still_owes_the_output_schema_and_st
     outcomes = run_conformance(_bent("foreign,unstructured", "2025-06-18"), _specs("get_skill"), jobs=4)
 
     failed = {o.example: o.detail for o in outcomes if not o.passed}
-    assert set(failed) == {SCHEMAS, DEFINITION} | _examples(_specs("get_skill")[0], None)
+    assert set(failed) == {SCHEMAS, DEFINITION, DIGEST} | _examples(_specs("get_skill")[0], None)
+    assert failed[DIGEST].endswith(f"; the pin is {_pinned('get_skill')}")
     assert failed[DEFINITION] == "tools/list gives 'get_skill' no title; the contract's is \"Get skill\""
     assert failed[SCHEMAS].startswith("tools/list gives 'get_skill' no outputSchema; the contract's is {")
     assert "a successful result without structuredContent" in failed["reads a skill's documentation"]
@@ -325,20 +351,22 @@ def test_a_json_rpc_error_for_an_example_expecting_another_error_still_fails(cod
 
 
 def test_blank_lines_between_messages_are_skipped() -> None:
-    outcomes = run_conformance(_bent("foreign,blank_lines"), _specs("get_skill"), jobs=4)
+    outcomes = run_conformance(_bent("foreign,blank_lines"), _listing_only(_specs("get_skill")), jobs=4)
 
     assert _failures(outcomes) == []
-    assert len(outcomes) == len(_specs("get_skill")[0].examples)
+    assert len(outcomes) == 3
 
 
 def test_schemas_that_differ_only_in_annotations_and_type_spelling_pass_the_listing() -> None:
-    outcomes = run_conformance(_bent("foreign,annotated"), _specs("get_skill", "read_file"), jobs=4)
+    outcomes = run_conformance(_bent("foreign,annotated"), _listing_only(_specs("get_skill", "read_file")), jobs=4)
 
-    assert _failures(outcomes) == []
+    assert _failures([o for o in outcomes if o.example != DIGEST]) == []
+    # the digest is exact: a client that pinned it sees another definition, however little its meaning changed
+    assert sorted(o.tool for o in outcomes if o.example == DIGEST) == ["get_skill", "read_file"]
 
 
 def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
-    outcomes = run_conformance(_bent("foreign,titled"), _specs("get_skill"), jobs=4)
+    outcomes = run_conformance(_bent("foreign,titled"), _listing_only(_specs("get_skill")), jobs=4)
 
     mismatched = [o.detail for o in outcomes if o.example == SCHEMAS]
     assert mismatched == [
@@ -350,7 +378,7 @@ def test_a_listed_title_the_contract_lacks_still_fails_the_listing() -> None:
 def test_a_tool_listed_with_another_title_description_or_hint_fails_once_naming_each_difference(
     runner: CliRunner,
 ) -> None:
-    outcomes = run_conformance(_bent("foreign,misdescribed"), _specs("get_skill"), jobs=4)
+    outcomes = run_conformance(_bent("foreign,misdescribed"), _listing_only(_specs("get_skill")), jobs=4)
 
     assert [o.detail for o in outcomes if o.example == DEFINITION] == [
         "tools/list gives 'get_skill' a title other than the contract's: from character 1:"
@@ -360,9 +388,15 @@ def test_a_tool_listed_with_another_title_description_or_hint_fails_once_naming_
         "tools/list gives 'get_skill' annotations.readOnlyHint leaves it out (MCP's default: false);"
         " the contract's is true"
     ]
-    assert all(o.passed for o in outcomes if o.example != DEFINITION), "its examples still run, and pass"
+    [digest] = [o.detail for o in outcomes if o.example == DIGEST]
+    assert digest.startswith("tools/list serves 'get_skill' with digest sha256:")
+    assert digest.endswith(f"; the pin is {_pinned('get_skill')}")
+    assert all(o.passed for o in outcomes if o.example not in (DEFINITION, DIGEST)), "its examples still run, and pass"
     result = runner.invoke(cli, ["conform", "--mcp", _bent("foreign,misdescribed"), "--tool", "get_skill"])
-    assert "1 listed by the server, 1 with another title, description or annotations)" in result.output
+    assert (
+        "1 listed by the server, 1 with another title, description or annotations,"
+        " 1 with a digest other than the pinned one)"
+    ) in result.output
 
 
 def test_an_expected_error_output_the_server_does_not_send_fails_saying_where_conform_looked() -> None:
@@ -447,3 +481,18 @@ def test_a_stderr_line_of_a_minified_bundle_is_cut_and_a_short_stderr_shown_whol
     bundle = io.BytesIO(b"\n\n" + b"x" * 5_000_000 + b"\n\x1b[31mTypeError: boom\n\n")
 
     assert stderr_excerpt(bundle) == "x" * STDERR_LINE_CHARS + " [...]\n\\x1b[31mTypeError: boom"
+
+
+CONFORMANCE_PROJECT = Path(__file__).parents[1] / "conformance_project"
+
+
+def test_conform_replays_scripted_answers_against_a_server_that_asks_by_elicitation() -> None:
+    project = load_config(CONFORMANCE_PROJECT / "pyproject.toml")
+    activate(project)
+    specs = [spec for spec in load_specs(project.package) if spec.name == "delete_note"]
+    command = f"{sys.executable} -m toolproof serve mcp --project {{project}} --workspace {{workspace}}"
+
+    outcomes = run_conformance(command, specs, jobs=2, project=CONFORMANCE_PROJECT)
+
+    assert [(o.example, o.passed) for o in outcomes if not o.passed] == []
+    assert len(outcomes) == len(specs[0].examples) == 5  # confirmed, declined, cancelled, not askable, missing

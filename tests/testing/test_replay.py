@@ -15,7 +15,8 @@ from toolproof.runtime.context import ToolContext
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.spec import load_specs
-from toolproof.testing.replay import ExampleFailure, check_expectation, replay
+from toolproof.testing.mcp import _Script
+from toolproof.testing.replay import ExampleFailure, check_expectation, project_tool, replay
 
 
 def _handler(args: Any, ctx: ToolContext) -> Any:
@@ -163,3 +164,71 @@ def test_a_long_string_that_differs_is_shown_from_a_little_before_its_first_diff
 
     (line,) = str(failure.value).splitlines()[1:]
     assert line == f'  $.text: expected ..."{"x" * 70}", got ..."{"x" * 20}y{"x" * 49}"'
+
+
+CONFORMANCE_PROJECT = Path(__file__).parents[1] / "conformance_project"
+
+
+def _multi_round(answers: list[dict[str, Any]], tmp_path: Path) -> ToolResult:
+    tool, config = project_tool("test_input_required_result_multi_round", CONFORMANCE_PROJECT)
+    example = {"name": "scripted", "input": {}, "answers": answers, "expect": {"output_has": ["text"]}}
+    return replay(tool, example, tmp_path, project=config)
+
+
+STEP1 = {"ask": "step1", "action": "accept", "value": {"name": "Ada"}}
+STEP2 = {"ask": "step2", "action": "accept", "value": {"color": "red"}}
+
+
+def test_scripted_answers_reach_the_handler_in_the_order_it_asks(tmp_path: Path) -> None:
+    assert _multi_round([STEP1, STEP2], tmp_path).output == {"text": "Ada likes red."}
+
+
+@pytest.mark.parametrize(
+    ("answers", "problem"),
+    [
+        ([STEP2, STEP1], "the tool asked 'step1' ('Step 1: What is your name?'), but answer 1 answers 'step2'"),
+        ([STEP1], "the tool asked 'step2' ('Step 2: What is your favorite color, Ada?'), which no answer answers"),
+        (
+            [{"ask": "step1", "action": "decline"}, STEP2],
+            "the tool never asked 'step2', which answer 2 answers",  # no name, no second question
+        ),
+    ],
+)
+def test_an_example_whose_script_the_tool_does_not_follow_fails_naming_where(
+    tmp_path: Path, answers: list[dict[str, Any]], problem: str
+) -> None:
+    with pytest.raises(ExampleFailure) as failure:
+        _multi_round(answers, tmp_path)
+
+    assert str(failure.value) == f"example 'scripted': {problem}"
+
+
+def test_conform_checks_each_request_against_the_next_scripted_question() -> None:
+    tool, _ = project_tool("test_input_required_result_multi_round", CONFORMANCE_PROJECT)
+    script = _Script(tool.spec, {"name": "scripted", "input": {}, "answers": [STEP1, STEP2]})
+    form = dict(tool.spec.asks["step1"].schema)
+
+    reply = script(
+        {"method": "elicitation/create", "params": {"message": "Step 1: What is your name?", "requestedSchema": form}}
+    )
+    assert reply == {"result": {"action": "accept", "content": {"name": "Ada"}}}
+    script({"method": "elicitation/create", "params": {"message": "Pick a colour", "requestedSchema": form}})
+    script({"method": "sampling/createMessage", "params": {}})
+
+    with pytest.raises(ExampleFailure) as failure:
+        script.finish()
+    assert str(failure.value) == (
+        "example 'scripted': the server asked 'Pick a colour', where question 'step2'"
+        " ('Step 2: What is your favorite color, {name}?') came next; the server sent a sampling/createMessage"
+        " request, which this client does not serve"
+    )
+
+
+def test_conform_fails_an_example_whose_scripted_answer_the_server_never_asked_for() -> None:
+    tool, _ = project_tool("test_input_required_result_multi_round", CONFORMANCE_PROJECT)
+    script = _Script(tool.spec, {"name": "scripted", "input": {}, "answers": [STEP1]})
+
+    with pytest.raises(ExampleFailure) as failure:
+        script.finish()
+
+    assert str(failure.value) == "example 'scripted': the server never asked 'step1', which the example answers"

@@ -8,7 +8,7 @@ from typing import Any, Final
 from toolproof.generator.model import Contract
 from toolproof.generator.published import CONTRACT_FORMAT_ID, FORMAT_VERSION
 from toolproof.generator.transforms import lifted_defs
-from toolproof.runtime.errors import STANDARD_ERRORS
+from toolproof.runtime.errors import inherited_errors
 
 __all__ = ["VECTORS_FORMAT", "json_schemas", "vectors"]
 
@@ -48,7 +48,7 @@ def _error_schema(c: Contract) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "code": {"enum": [e.code for e in c.errors] + list(STANDARD_ERRORS)},
+            "code": {"enum": [e.code for e in c.errors] + list(inherited_errors(bool(c.asks)))},
             "message": {"type": "string"},
             "hint": {"type": "string"},
             "output": {"type": "object", "description": "The error as the contract's render.error_output builds it."},

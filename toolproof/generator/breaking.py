@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from toolproof.generator.breaking_rules import RULES, BreakingError, Category, Severity
-from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions
+from toolproof.generator.exports import DEFINITION_FORMATS, export_definitions, tool_digest
 from toolproof.generator.losses import Loss, pointer
 from toolproof.generator.model import Contract, build_shared_types, shared_class
 from toolproof.generator.pytypes import TypeBuilder
@@ -195,10 +195,46 @@ def _contract(old: Contract, new: Contract) -> list[Change]:
                 message = f"class {name} is no longer generated in {new.module}.py; code that imports it breaks"
                 out.append(Change("CODE_CLASS_REMOVED", (side,), message))
     _errors(old, new, out)
+    _asks(old, new, out)
     return out
 
 
+def _asks(old: Contract, new: Contract, out: list[Change]) -> None:
+    """New, removed and changed questions (``asks``): a new one breaks a client that cannot answer it."""
+    before, after = old.wire_asks(), new.wire_asks()
+    for name in before:
+        if name not in after:
+            out.append(Change("WIRE_ASK_REMOVED", ("asks",), f"the tool no longer asks '{name}'"))
+    for name, ask in after.items():
+        where = ("asks", name)
+        was = before.get(name)
+        if was is None:
+            message = (
+                f"the tool now asks '{name}'; a client that cannot be asked (no MCP elicitation) gets "
+                "input_unavailable where it got a result"
+            )
+            out.append(Change("WIRE_ASK_ADDED", where, message))
+            continue
+        if (was["kind"], was["schema"]) != (ask["kind"], ask["schema"]):
+            message = f"question '{name}' changed its kind or form; answers made for the old form are refused"
+            out.append(Change("WIRE_ASK_FORM_CHANGED", where, message))
+        if was["message"] != ask["message"]:
+            out.append(Change("WIRE_ASK_MESSAGE_CHANGED", (*where, "message"), f"question '{name}' message changed"))
+
+
 # -- what providers receive ---------------------------------------------------------------------------------------
+
+
+def _digest(old: Contract, new: Contract) -> list[Change]:
+    """``EXPORT_DIGEST_CHANGED`` when the tool's pinned digest (``exports.tool_digest``) differs."""
+    before, after = tool_digest(old), tool_digest(new)
+    if before == after:
+        return []
+    message = (
+        f"the tool's pinned digest {before[:19]}… → {after[:19]}…; clients that pinned it (tools.lock.json)"
+        " see a changed definition: review it, then pin the new digest"
+    )
+    return [Change("EXPORT_DIGEST_CHANGED", ("name",), message)]
 
 
 def _entries(fmt: str, data: Any) -> dict[str, Mapping[str, Any]]:
@@ -415,7 +451,7 @@ def compare(
             where = Where(c.source, *c.where(("name",)))
             findings.append(_finding("WIRE_TOOL_ADDED", where, f"tool '{c.name}' {added}", levels))
             continue
-        changes = _contract(before[c.name], c) + exports.get(c.name, [])
+        changes = _contract(before[c.name], c) + exports.get(c.name, []) + _digest(before[c.name], c)
         shared_files = {d.file for d in c.shared.values()}
         for finding in _judge(before[c.name], c, changes, levels):
             if finding.where.file in shared_files:

@@ -118,6 +118,10 @@ _TABLE: Final = (
     Rule("WIRE_OUTPUT_UNION_CHANGED", _WIRE, _E, "The anyOf/oneOf/allOf branches of an output value changed."),
     Rule("WIRE_FORMAT_CHANGED", _WIRE, _W, "An unchecked format changed, or a checked one became another."),
     Rule("WIRE_KEYWORD_CHANGED", _WIRE, _W, "Another validation keyword changed; not compared in detail."),
+    Rule("WIRE_ASK_ADDED", _WIRE, _E, "The tool asks the client a new question; clients that cannot answer fail."),
+    Rule("WIRE_ASK_REMOVED", _WIRE, _I, "The tool no longer asks a question."),
+    Rule("WIRE_ASK_FORM_CHANGED", _WIRE, _E, "A question's kind or form changed; answers made for the old one break."),
+    Rule("WIRE_ASK_MESSAGE_CHANGED", _WIRE, _I, "A question's message changed; the user reads another text."),
     Rule("ERRORS_CODE_REMOVED", _ERRORS, _E, "An error code was removed from the catalogue."),
     Rule("ERRORS_CODE_ADDED", _ERRORS, _W, "An error code was added; callers that branch exhaustively miss it."),
     Rule("ERRORS_PARAM_REMOVED", _ERRORS, _E, "An error's message no longer names a parameter."),
@@ -138,6 +142,7 @@ _TABLE: Final = (
     Rule("EXPORT_NEED_ADDED", _EXPORT, _E, "The tool needs a new resource; hosts without it no longer list it."),
     Rule("EXPORT_STRICT_LOST", _EXPORT, _W, "A provider export is no longer strict."),
     Rule("EXPORT_LOSS_ADDED", _EXPORT, _W, "A provider export loses something it did not lose before."),
+    Rule("EXPORT_DIGEST_CHANGED", _EXPORT, _I, "The tool's pinned digest changed: clients that pinned it re-pin."),
     Rule("CODE_CLASS_REMOVED", _CODE, _E, "A generated TypedDict is no longer generated (or was renamed)."),
     Rule("CODE_FIELD_TYPE_CHANGED", _CODE, _W, "The Python annotation of a generated TypedDict field changed."),
     Rule("CODE_FACTORY_PARAM_ADDED", _CODE, _E, "An error factory takes a new keyword its callers do not pass."),
@@ -336,6 +341,28 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "  properties:\n    tags: {type: array, items: {type: string}, uniqueItems: true}",
         "Review the change by hand: toolproof does not compare this keyword in detail.",
     ),
+    "WIRE_ASK_ADDED": RuleDoc(
+        "# before: no asks\n# after\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}",
+        f"{_MAJOR} compatibility: a call that needed no answer now asks one, and a client that can be asked "
+        "neither way (no MCP elicitation: the CLI, REST, provider adapters, MCP clients without the capability) gets "
+        "`input_unavailable` where it used to get a result. Every new question is reported: toolproof cannot tell "
+        "from the contract on which inputs the handler asks it.",
+    ),
+    "WIRE_ASK_REMOVED": RuleDoc(
+        "# before\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\n# after: no asks",
+        _NOTHING,
+    ),
+    "WIRE_ASK_FORM_CHANGED": RuleDoc(
+        "# before\nasks:\n  tone: {kind: choice, choices: [calm, loud], message: \"Which tone?\"}\n# after\n"
+        "asks:\n  tone: {kind: choice, choices: [calm, shouted], message: \"Which tone?\"}",
+        f"{_MAJOR} the form: clients and scripts that answer it automatically send values the new form refuses "
+        "(an answer that does not fit is refused).",
+    ),
+    "WIRE_ASK_MESSAGE_CHANGED": RuleDoc(
+        "# before\nasks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\n# after\n"
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}' out loud?\"}",
+        _NOTHING,
+    ),
     "ERRORS_CODE_REMOVED": RuleDoc(
         "# before\nerrors:\n  too_long: {message: \"The word '{word}' is too long\", hint: Shorten it.}\n"
         "# after: no error too_long",
@@ -433,6 +460,12 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         "# before\ninput:\n  properties:\n    limit: {type: integer}\n# after\ninput:\n  properties:\n"
         "    limit: {type: integer, maximum: 100}",
         "Accept the loss for that provider in the settings, or avoid the keyword.",
+    ),
+    "EXPORT_DIGEST_CHANGED": RuleDoc(
+        "# before\ndescription: Echo a word.\n# after\ndescription: Echo a word back, unchanged.",
+        "Nothing to fix in the contract: any change to the tool's name, title, description, schemas or "
+        "annotations changes its digest. Tell the teams that pinned the tool (`tools.lock.json`, "
+        "`toolproof verify`) so they review the new definition and pin its digest.",
     ),
     "CODE_CLASS_REMOVED": RuleDoc(
         "# before\noutput:\n  properties:\n    stats:\n      type: object\n"

@@ -31,8 +31,9 @@ from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.schemalint import check_schema, number_hint
 from toolproof.generator.source import JsonPath, Source
-from toolproof.runtime.errors import INVALID_ARGUMENTS, STANDARD_ERRORS
+from toolproof.runtime.errors import ASK_ERRORS, INVALID_ARGUMENTS, STANDARD_ERRORS, inherited_errors
 from toolproof.runtime.nulls import NullPlan, drop_absent_nulls, plan_for
+from toolproof.runtime.questions import form_problems, requested_schema, scripted_answer
 from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError
 from toolproof.runtime.validation import SchemaValidator, describe
 
@@ -170,11 +171,17 @@ class _Checker:
         for code, entry in self.data["errors"].items():
             for name in entry.get("params", {}):
                 self.problems.extend(check_schema(self.source, ("errors", code, "params", name)))
+        for name, ask in self.data.get("asks", {}).items():
+            if "schema" in ask:
+                self.problems.extend(check_schema(self.source, ("asks", name, "schema")))
+            for param in ask.get("params", {}):
+                self.problems.extend(check_schema(self.source, ("asks", name, "params", param)))
         self._file_name()
         templates_ok = self._errors()
         templates_ok = self._render() and templates_ok
         self._gate()
         self._dynamic_enums()
+        templates_ok = self._asks() and templates_ok
         if not any(p.level is Level.ERROR for p in self.problems) and templates_ok and not self.source.settled:
             self._examples()  # settled: a $ref bundling could not resolve, reported there
             self.problems.extend(python_only_texts(self.source))
@@ -194,7 +201,7 @@ class _Checker:
         ok = True
         inputs = set(self.data["input"].get("properties", {}))
         for code, entry in self.data["errors"].items():
-            if code in STANDARD_ERRORS:
+            if code in STANDARD_ERRORS or code in ASK_ERRORS:
                 self.add(
                     ("errors", code),
                     "standard-code",
@@ -271,7 +278,7 @@ class _Checker:
         names = set(self.data["input"].get("properties", {})) | _ERROR_RENDER_FIELDS - {WHOLE}
         for entry in self.data["errors"].values():
             names |= set(entry.get("params", {}))
-        for std in STANDARD_ERRORS.values():
+        for std in inherited_errors(bool(self.data.get("asks"))).values():
             names |= set(_template(std.message).fields)
         ok = True
         for key, value in shape.items():
@@ -342,6 +349,66 @@ class _Checker:
                 message = f"'{name}' gets its enum at start-up; do not write one"
                 self.add(("input", "properties", name, "enum"), "dynamic-enum", message)
 
+    def _asks(self) -> bool:
+        """Each question's kind has what it needs, its form is one elicitation can send, its message parses."""
+        ok = True
+        inputs = set(self.data["input"].get("properties", {}))
+        for name, ask in self.data.get("asks", {}).items():
+            at: JsonPath = ("asks", name)
+            kind = ask["kind"]
+            if kind == "choice" and "choices" not in ask:
+                self.add(at, "ask-form", f"question '{name}' is a choice: list its choices")
+            if kind != "choice" and "choices" in ask:
+                self.add((*at, "choices"), "ask-form", f"question '{name}' is a {kind}: only a choice has choices")
+            if kind == "value" and "schema" not in ask:
+                self.add(at, "ask-form", f"question '{name}' asks for a value: give the form as its schema")
+            if kind != "value" and "schema" in ask:
+                self.add((*at, "schema"), "ask-form", f"question '{name}' is a {kind}: only a value has a schema")
+            if kind == "value" and "schema" in ask:
+                for path, problem in form_problems(ask["schema"]):
+                    self.add((*at, "schema", *path), "ask-form", f"the form of question '{name}': {problem}")
+            try:
+                template = _template(ask["message"])
+            except TemplateSyntaxError as exc:
+                self.add((*at, "message"), "template-syntax", f"message of question '{name}': {exc.detail}")
+                ok = False
+                continue
+            params = set(ask.get("params", {}))
+            for field in dict.fromkeys(template.fields):
+                if field not in inputs and field not in params:
+                    message = f"placeholder {{{field}}} names no input field and no param of question '{name}'"
+                    self.add((*at, "message"), "unknown-placeholder", message)
+            for param in params - set(template.fields):
+                self.add(
+                    (*at, "params", param), "unused-param", f"param '{param}' is not used in the message", key=True
+                )
+        return ok
+
+    def _answers(self, at: JsonPath, example: Mapping[str, Any], answered: set[str]) -> None:
+        """An example's scripted answers name declared questions, and each accepted value fits its question's form."""
+        asks = self.data.get("asks", {})
+        for j, scripted in enumerate(example.get("answers", ())):
+            where: JsonPath = (*at, "answers", j)
+            ask = asks.get(scripted["ask"])
+            if ask is None:
+                known = f"it asks {', '.join(asks)}" if asks else "it declares no asks"
+                message = f"the answer names question '{scripted['ask']}', which the contract does not ask ({known})"
+                self.add((*where, "ask"), "example-answers", message)
+                continue
+            answered.add(scripted["ask"])
+            kind, action, has_value = ask["kind"], scripted["action"], "value" in scripted
+            if has_value and (action != "accept" or kind == "confirm"):
+                why = "a confirmation has none" if kind == "confirm" else f"a {action} carries none"
+                self.add((*where, "value"), "example-answers", f"the answer gives a value, but {why}", key=True)
+            elif action == "accept" and kind != "confirm" and not has_value:
+                self.add(where, "example-answers", f"accepting question '{scripted['ask']}' ({kind}) needs its value")
+            elif action == "accept" and has_value:
+                form = requested_schema(kind, ask.get("choices", ()), ask.get("schema"))
+                content = scripted_answer(kind, action, scripted["value"])["content"]
+                for error in _Schema(form).errors(content):
+                    message = f"the answer does not fit the form of question '{scripted['ask']}': {_described(error)}"
+                    self.add((*where, "value"), "example-answers", message)
+
     def _examples(self) -> None:
         examples = self.data["examples"]
         input_check, output_check = _Schema(self.data["input"], is_input=True), _Schema(self.data["output"])
@@ -349,9 +416,11 @@ class _Checker:
         field_checks: dict[str, _Schema] = {}
         seen: dict[str, int] = {}
         covered: set[str] = set()
+        answered: set[str] = set()
         for i, example in enumerate(examples):
             at: JsonPath = ("examples", i)
             name = example["name"]
+            self._answers(at, example, answered)
             if name in seen:
                 self.add(
                     (*at, "name"),
@@ -427,6 +496,12 @@ class _Checker:
         for code, entry in self.data["errors"].items():
             if code not in covered and not entry.get("no_example"):
                 self.add(("errors", code), "error-without-example", f"error '{code}' has no example", key=True)
+        for name in self.data.get("asks", {}):
+            if name not in answered:
+                message = (
+                    f"no example answers question '{name}': script the answer in one (answers: [{{ask: {name}, ...}}])"
+                )
+                self.add(("asks", name), "unscripted-ask", message, key=True)
 
     def _render_result(self, output: Mapping[str, Any]) -> str | None:
         template = _template(self.data.get("render", {}).get("result", "{$}"))
@@ -438,8 +513,9 @@ class _Checker:
     def _expected_error(self, at: JsonPath, example: Mapping[str, Any], code: str) -> None:
         expect = example["expect"]
         catalogue = self.data["errors"]
-        if code in STANDARD_ERRORS:
-            template = _template(STANDARD_ERRORS[code].message)
+        inherited = inherited_errors(bool(self.data.get("asks")))
+        if code in inherited:
+            template = _template(inherited[code].message)
         elif code in catalogue:
             template = _template(catalogue[code]["message"])
         else:

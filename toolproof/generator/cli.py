@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from toolproof.generator.project import Project
     from toolproof.runtime.project import ProjectConfig
 
-__all__ = ["breaking", "export", "gen", "init", "lint", "new"]
+__all__ = ["breaking", "docs", "export", "gen", "init", "lint", "new"]
 
 _FORMATS = (
     *("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi"),
@@ -494,6 +494,34 @@ def _echo_tokens(fmt: str, text: str) -> None:
     for tool, tokens in costs.tools.items():
         click.echo(f"  {tool}: {tokens}", err=True)
     click.echo(f"  all {len(costs.tools)} tool(s), as one request's array: {costs.total}", err=True)
+
+
+@click.command()
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("catalogue.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+@project_option
+def docs(output: Path, project: Path | None) -> None:
+    """Write a browsable HTML catalogue of the project's tools, one self-contained file.
+
+    Each tool as each provider sees it, side by side, with what each export lost, its
+    error catalogue, its examples and the texts they render, its annotations, tool sets,
+    needs and pinned digest; a search box filters by any word (an error code too).
+    Style and script are inline: the file opens in any browser with no network.
+    """
+    from toolproof.generator.catalogue import catalogue_html, tool_views
+
+    loaded = _load(project_or_exit(project))
+    views = tool_views(loaded.served, loaded.exports())
+    api = loaded.layout.api
+    title = api.title if api is not None else loaded.config.name
+    output.write_text(catalogue_html(title, views), encoding="utf-8")
+    click.echo(f"wrote {output}: {len(views)} tool(s)")
 
 
 def _generate(config: ProjectConfig) -> None:

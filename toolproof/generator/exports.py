@@ -24,9 +24,10 @@ from toolproof.generator.transforms import (
     gemini_openapi_schema,
     openai_strict_schema,
 )
+from toolproof.runtime.digests import DIGEST_META_KEY, digest
 from toolproof.runtime.validation import SchemaValidator
 
-__all__ = ["DEFINITION_FORMATS", "Exported", "demonstrations", "export_definitions"]
+__all__ = ["DEFINITION_FORMATS", "Exported", "demonstrations", "export_definitions", "tool_digest"]
 
 DEFINITION_FORMATS: Final = ("openai", "openai-responses", "anthropic", "mcp", "gemini", "gemini-openapi")
 
@@ -297,24 +298,38 @@ def _anthropic(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) ->
     return out
 
 
+def _mcp_entry(c: Contract, input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "title": c.title,
+        "description": c.description,
+        "inputSchema": dict(input_schema),
+        "outputSchema": dict(c.output_schema),
+        "annotations": {
+            "title": c.title,
+            "readOnlyHint": c.annotations["read_only"],
+            "destructiveHint": c.annotations["destructive"],
+            "idempotentHint": c.annotations["idempotent"],
+            "openWorldHint": c.annotations["open_world"],
+        },
+    }
+
+
+def tool_digest(c: Contract) -> str:
+    """The pinned digest of ``c`` (``runtime.digests``): of its ``tools/list`` entry as a host serves it.
+
+    A host lists the contract's own input schema with each dynamic enum filled by its own values, which
+    the digest leaves out; so the digest is taken of the contract's input schema, not of an export's,
+    whose dynamic enums carry the built-in default values and a note saying so.
+    """
+    return digest(_mcp_entry(c, c.input_schema), c.dynamic_enums)
+
+
 def _mcp(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Exported:
     return Exported(
         {
             "tools": [
-                {
-                    "name": c.name,
-                    "title": c.title,
-                    "description": c.description,
-                    "inputSchema": c.exported_input(enums),
-                    "outputSchema": dict(c.output_schema),
-                    "annotations": {
-                        "title": c.title,
-                        "readOnlyHint": c.annotations["read_only"],
-                        "destructiveHint": c.annotations["destructive"],
-                        "idempotentHint": c.annotations["idempotent"],
-                        "openWorldHint": c.annotations["open_world"],
-                    },
-                }
+                {**_mcp_entry(c, c.exported_input(enums)), "_meta": {DIGEST_META_KEY: tool_digest(c)}}
                 for c in contracts
             ]
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolproof.generator.openapi import ApiInfo
+from toolproof.generator.publishing import Publish
 from toolproof.runtime.project import EXPORT_FORMATS
 
 __all__ = ["GENERATED", "Layout"]
@@ -39,3 +40,5 @@ class Layout:
     ``"typescript"``: ``typescript/<module>.ts`` per tool and ``typescript/tools.ts``, which binds each
     tool to its handler in ``src/handlers/<module>.ts``.
     """
+    publish: Publish | None = None
+    """What ``[tool.toolproof.publish]`` asks gen to write (server.json, an MCPB manifest); None: nothing."""

@@ -15,6 +15,7 @@ from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDe
 from toolproof.generator.shared import Definition, schema_paths
 from toolproof.generator.source import Source
 from toolproof.runtime.errors import http_status
+from toolproof.runtime.questions import requested_schema
 from toolproof.runtime.registry import default_handler_ref
 from toolproof.runtime.template import Template
 
@@ -115,6 +116,19 @@ class Contract:
     """The types of shared definitions its stub imports from the generated ``defs`` module."""
     shared_schemas: Mapping[str, Any] = field(default_factory=dict)
     """Each shared definition its schemas hold, bundled (its ``$ref``\\ s reach ``#/$defs/<another>``)."""
+    asks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The questions the handler may ask (``ctx.ask``), by name, as the contract declares them."""
+
+    def wire_asks(self) -> dict[str, dict[str, Any]]:
+        """Each question as the runtime and the published contract carry it: kind, message and its form."""
+        return {
+            name: {
+                "kind": ask["kind"],
+                "message": ask["message"],
+                "schema": requested_schema(ask["kind"], ask.get("choices", ()), ask.get("schema")),
+            }
+            for name, ask in self.asks.items()
+        }
 
     @property
     def sources(self) -> dict[str, str]:
@@ -161,6 +175,7 @@ class Contract:
             "needs": list(self.needs),
             **({"timeout": self.timeout} if self.timeout is not None else {}),
             **({"attaches": list(self.attaches)} if self.attaches else {}),
+            **({"asks": self.wire_asks()} if self.asks else {}),
             "input": self.input_schema,
             "output": self.output_schema,
             "errors": {
@@ -287,6 +302,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         uses_not_required=types.uses_not_required or out_types.uses_not_required,
         shared_types=tuple(sorted(types.imported | out_types.imported)),
         shared_schemas=_shared_schemas(data, source.shared),
+        asks=data.get("asks", {}),
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from toolproof.generator.problems import Problem
 from toolproof.generator.source import JsonPath, Source
-from toolproof.runtime.errors import INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
+from toolproof.runtime.errors import ASK_ERRORS, INVALID_ARGUMENTS, RESPONSE_TOO_LARGE, STANDARD_ERRORS
 from toolproof.runtime.template import WHOLE, Template, TemplateSyntaxError, format_value
 
 __all__ = ["portable_json", "python_only_texts"]
@@ -188,7 +188,7 @@ def _message_numbers(
     """A catalogued error's pinned message whose ``number`` param shows as Python writes a float (``2.0``)."""
     entry = data["errors"].get(code)
     template = _template(entry.get("message")) if isinstance(entry, Mapping) else None
-    if template is None or code in STANDARD_ERRORS:
+    if template is None or code in STANDARD_ERRORS or code in ASK_ERRORS:
         return
     match = template.pattern().fullmatch(message)
     if match is None:

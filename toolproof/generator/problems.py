@@ -136,6 +136,16 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
         Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
+        Rule("TP430", "publish-setting", _E, "A [tool.toolproof.publish] setting is unknown or of the wrong type."),
+        Rule("TP431", "publish-name", _E, "server.json needs a registry name, namespace/name in reverse-DNS form."),
+        Rule("TP432", "publish-description", _E, "Publishing needs a description; server.json allows 100 characters."),
+        Rule("TP433", "publish-version", _E, "Publishing needs one exact version, not a range nor a dynamic one."),
+        Rule("TP434", "publish-author", _E, "An MCPB manifest needs an author."),
+        Rule("TP435", "publish-package", _E, "Publishing needs the name of the PyPI package that serves the tools."),
+        # 55: multi-round input (asks)
+        Rule("TP550", "ask-form", _E, "A question lacks what its kind needs, or its form is not an elicitation form."),
+        Rule("TP551", "example-answers", _E, "A scripted answer names no question, or its value breaks the form."),
+        Rule("TP552", "unscripted-ask", _W, "A question no example answers: conformance never replays it."),
         # 6: client profiles and token budgets
         Rule("TP601", "profile-refused", _E, "A host the project requires (lint.profiles) refuses a tool."),
         Rule("TP602", "profile-rewritten", _N, "A host the project requires rewrites a tool's definition."),
@@ -566,6 +576,70 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
         "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
         "it. Lint reads the module's source and runs none of it.",
+    ),
+    "TP430": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.publish]\nformats = [\"server.json\", \"dxt\"]\nnmae = \"io.github.acme/x\"",
+        "Use the settings and formats the [publishing page](../publishing.md) lists: `formats` from `server.json` "
+        "and `mcpb`, each other setting a non-empty string (`package-arguments` a list of strings).",
+    ),
+    "TP431": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.publish]\nformats = [\"server.json\"]\nname = \"weather\"",
+        "Set `name` to the registry name, `namespace/name` with the namespace in reverse-DNS form that the "
+        "registry lets you publish under (`io.github.acme/weather` for the GitHub user or organisation `acme`).",
+    ),
+    "TP432": RuleDoc(
+        "# pyproject.toml: no [project] description, and none in\n[tool.toolproof.publish]\n"
+        "formats = [\"server.json\"]",
+        "Set `description` in `[tool.toolproof.publish]` (or `[project]`): what the server does, in at most 100 "
+        "characters for server.json.",
+    ),
+    "TP433": RuleDoc(
+        "# pyproject.toml\n[project]\ndynamic = [\"version\"]\n[tool.toolproof.publish]\n"
+        "formats = [\"mcpb\"]   # or version = \"^1.2\"",
+        "Set `version` in `[tool.toolproof.publish]` (or `[project]`) to the exact version being published: "
+        "the registry refuses ranges and `latest`, and a dynamic version is known only when the package is built.",
+    ),
+    "TP434": RuleDoc(
+        "# pyproject.toml: [project] has no authors\n[tool.toolproof.publish]\nformats = [\"mcpb\"]",
+        "Set `author = \"Name <email>\"` in `[tool.toolproof.publish]`, or `authors` in `[project]`.",
+    ),
+    "TP435": RuleDoc(
+        "# toolproof.toml, with no pyproject.toml [project] name\n[publish]\nformats = [\"server.json\"]",
+        "Set `package` to the PyPI package whose console script serves the tools (or `[project] name`): "
+        "server.json installs it with uvx, and MCPB names the bundle after it.",
+    ),
+    # 55: multi-round input (asks)
+    "TP550": RuleDoc(
+        "asks:\n  folder:\n    kind: choice          # no choices\n    message: Move the note to which folder?\n"
+        "  address:\n    kind: value\n    message: Where to?\n    schema:\n      type: object\n      properties:\n"
+        "        street: {type: object}   # a nested object\n"
+        "# error [TP550] question 'folder' is a choice: list its choices\n"
+        "# error [TP550] the form of question 'address': field 'street' must be a string, number, integer or\n"
+        "#   boolean field, or an array of enum strings (a multi-select): forms do not nest",
+        "Give a `choice` its `choices`, a `value` its `schema`, and a `confirm` neither. A value's schema is the form "
+        "the client shows (MCP elicitation's `requestedSchema`): an object whose fields are strings, numbers, "
+        "integers, booleans, enums or multi-selects, with no nesting; ask for a nested value field by field.",
+    ),
+    "TP551": RuleDoc(
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\nexamples:\n"
+        "  - name: echoes once confirmed\n    input: {word: hi}\n"
+        "    answers:\n      - {ask: confirm_the_echo, action: accept}   # a name the contract does not ask\n"
+        "    expect: {output: {echo: hi}}\n"
+        "# error [TP551] the answer names question 'confirm_the_echo', which the contract does not ask\n"
+        "#   (it asks confirm_echo)",
+        "Name a question under `asks`. With `accept`, give a choice the chosen value (one of its `choices`) and a "
+        "value its form's fields (`value: {name: Ada}`), each fitting the form; a confirmation, a `decline` and a "
+        "`cancel` carry no value.",
+    ),
+    "TP552": RuleDoc(
+        "asks:\n  confirm_echo: {kind: confirm, message: \"Echo '{word}'?\"}\nexamples:\n"
+        "  - name: echoes\n    input: {word: hi}   # answers nothing: runs as a client that\n"
+        "    expect: {error: input_unavailable}   #   cannot be asked\n"
+        "# warning [TP552] no example answers question 'confirm_echo': script the answer in one\n"
+        "#   (answers: [{ask: confirm_echo, ...}])",
+        "Add an example whose `answers` script the client's answer to the question (`accept`, and a `decline` or "
+        "`cancel` where the tool must then not act): the generated tests and `toolproof conform` replay it, so the "
+        "question and what the tool does with each answer are tested.",
     ),
     # 6: client profiles and token budgets
     "TP601": RuleDoc(

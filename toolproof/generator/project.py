@@ -30,6 +30,7 @@ from toolproof.generator.model import Contract, build_contract
 from toolproof.generator.naming import tool_files
 from toolproof.generator.openapi import api_info
 from toolproof.generator.problems import Level, Problem, rule
+from toolproof.generator.publishing import publish_settings
 from toolproof.generator.render import export_all, losses_of, render_all
 from toolproof.generator.shared import bundle, load_shared
 from toolproof.generator.source import Interned, Source, load_source
@@ -87,7 +88,10 @@ class Project:
             api = api_info(config)
             languages = config.export.get("languages", [])
             languages = tuple(lang for lang in ("typescript",) if isinstance(languages, list) and lang in languages)
-            self._layout = Layout(folder, config.package, config.command, api, width, inside, config.exports, languages)
+            publish = publish_settings(config)[0]
+            self._layout = Layout(
+                folder, config.package, config.command, api, width, inside, config.exports, languages, publish
+            )
         return self._layout
 
     def enum_sources(self) -> dict[str, list[str]]:
@@ -261,21 +265,36 @@ def _line_length(root: Path) -> int:
     """The ruff ``line-length`` the project's files are formatted with; ruff's default, 88, without one.
 
     Found as ruff finds its configuration: the nearest folder, from the project's up, with a ruff.toml, a
-    .ruff.toml or a pyproject.toml holding a [tool.ruff] table.
+    .ruff.toml or a pyproject.toml holding a [tool.ruff] table; one that sets no line-length but ``extend``\\ s
+    another file takes that file's.
     """
     for folder in (root.resolve(), *root.resolve().parents):
         for name, table in (("ruff.toml", ()), (".ruff.toml", ()), ("pyproject.toml", ("tool", "ruff"))):
-            try:
-                data: Any = tomllib.loads((folder / name).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
-            for key in table:
-                data = data.get(key) if isinstance(data, dict) else None
-            if isinstance(data, dict):
-                length = data.get("line-length")
-                if isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320:
-                    return length
-                return 88
+            length = _ruff_length(folder / name, table)
+            if length is not None:
+                return length
+    return 88
+
+
+def _ruff_length(path: Path, table: tuple[str, ...], depth: int = 0) -> int | None:
+    """The line-length the ruff settings in ``path`` (under ``table``) give; None when it holds none."""
+    try:
+        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    for key in table:
+        data = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    length = data.get("line-length")
+    if isinstance(length, int) and not isinstance(length, bool) and 40 <= length <= 320:
+        return length
+    extend = data.get("extend")
+    if "line-length" not in data and isinstance(extend, str) and depth < 8:
+        target = path.parent / extend
+        inherited = _ruff_length(target, ("tool", "ruff") if target.name == "pyproject.toml" else (), depth + 1)
+        if inherited is not None:
+            return inherited
     return 88
 
 
@@ -597,6 +616,7 @@ def load_project(
         project.problems.extend(_handler_problems(config, project.contracts))
         project.problems.extend(_factory_problems(config))
         project.problems.extend(_needs_problems(config, project.contracts))
+        project.problems.extend(publish_settings(config)[1])
         if project.ok and project.contracts:
             project.problems.extend(
                 _export_problems(

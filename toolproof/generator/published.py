@@ -19,8 +19,9 @@ from importlib import resources
 from typing import Any, Final
 
 from toolproof.generator.model import DEFAULT_ENUM_NOTE, Contract, ErrorModel, HostEnums
-from toolproof.runtime.errors import STANDARD_ERRORS
+from toolproof.runtime.errors import inherited_errors
 from toolproof.runtime.serve.mcp import ERROR_META_KEY
+from toolproof.runtime.template import Template
 
 __all__ = [
     "CONTRACT_FORMAT_ID",
@@ -58,7 +59,7 @@ def _entry(message: str, params: Mapping[str, Any], hint: str | None, status: in
     return {"message": message, "params": dict(params), **({"hint": hint} if hint else {}), "status": status}
 
 
-def _standard_errors() -> dict[str, Any]:
+def _standard_errors(asks: bool) -> dict[str, Any]:
     return {
         code: _entry(
             std.message,
@@ -66,8 +67,17 @@ def _standard_errors() -> dict[str, Any]:
             std.hint,
             std.status,
         )
-        for code, std in STANDARD_ERRORS.items()
+        for code, std in inherited_errors(asks).items()
     }
+
+
+def _ask(c: Contract, name: str, wire: Mapping[str, Any]) -> dict[str, Any]:
+    """A question as published: its kind, message, the params its message names beyond the input, and its form."""
+    declared = c.asks[name].get("params", {})
+    fields = dict.fromkeys(Template(wire["message"]).fields)
+    inputs = c.input_schema.get("properties", {})
+    params = {p: declared.get(p, {"type": "string"}) for p in fields if p not in inputs or p in declared}
+    return {**wire, "params": params}
 
 
 def _dynamic_enums(c: Contract, enums: Mapping[str, list[str]]) -> dict[str, Any]:
@@ -114,6 +124,7 @@ def published_contract(c: Contract, enums: Mapping[str, list[str]]) -> dict[str,
         "same_answer": c.same_answer,
         "timeout": c.timeout,
         "attaches": list(c.attaches),
+        **({"asks": {name: _ask(c, name, ask) for name, ask in c.wire_asks().items()}} if c.asks else {}),
         "input": dict(c.input_schema),
         "output": dict(c.output_schema),
         "dynamic_enums": _dynamic_enums(c, enums),
@@ -121,7 +132,7 @@ def published_contract(c: Contract, enums: Mapping[str, list[str]]) -> dict[str,
             e.code: _entry(e.message, {p.name: _param_schema(c, e, p.name) for p in e.params}, e.hint, e.status)
             for e in c.errors
         },
-        "standard_errors": _standard_errors(),
+        "standard_errors": _standard_errors(bool(c.asks)),
         "render": render,
         "error_meta_key": ERROR_META_KEY,
         "settings": settings,

@@ -14,7 +14,7 @@ from typing import Any
 from toolproof import __version__
 from toolproof.generator.artifacts import json_schemas, vectors
 from toolproof.generator.environment import environment
-from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions
+from toolproof.generator.exports import DEFINITION_FORMATS, Exported, export_definitions, tool_digest
 from toolproof.generator.jsontext import dump_json
 from toolproof.generator.layout import Layout
 from toolproof.generator.losses import Loss
@@ -22,6 +22,7 @@ from toolproof.generator.model import Contract, ErrorModel, build_shared_types
 from toolproof.generator.naming import PACKAGE_ENTRIES, tool_files
 from toolproof.generator.openapi import UNNAMED, ApiInfo, openapi_document
 from toolproof.generator.published import published_contract
+from toolproof.generator.publishing import MCPB_MANIFEST, SERVER_JSON, mcpb_manifest, server_json
 from toolproof.generator.pysource import pystr
 from toolproof.generator.toolpage import render_docs
 from toolproof.generator.typescript import (
@@ -30,6 +31,7 @@ from toolproof.generator.typescript import (
     typescript_declarations,
     typescript_module,
 )
+from toolproof.runtime.digests import LOCK_FILE, Pin, lock_document
 
 __all__ = ["export_all", "losses_of", "render_all"]
 
@@ -286,6 +288,16 @@ def render_all(
                 "losses": [loss.to_dict() for loss in exported.losses],
             }
         json_files[f"{out}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
+    pins = {c.name: Pin(tool_digest(c), tuple(c.dynamic_enums)) for c in contracts}
+    json_files[f"{out}/{LOCK_FILE}"] = (dump_json(lock_document(pins)), all_sources)
+    if layout.publish is not None:
+        digests = {name: pin.digest for name, pin in pins.items()}
+        if "server.json" in layout.publish.formats:
+            data = server_json(layout.publish, contracts, digests)
+            json_files[f"{out}/{SERVER_JSON}"] = (dump_json(data), all_sources)
+        if "mcpb" in layout.publish.formats:
+            data = mcpb_manifest(layout.publish, contracts, digests)
+            json_files[f"{out}/{MCPB_MANIFEST}"] = (dump_json(data), all_sources)
     json_files[f"{out}/README.md"] = (_readme(layout, files.keys() | json_files.keys()), all_sources)
     manifest: dict[str, Any] = {"generator": f"toolproof {__version__}", "command": layout.command, "files": {}}
     for path in sorted(json_files):

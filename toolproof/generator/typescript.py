@@ -15,7 +15,7 @@ from toolproof.generator.model import Contract, shared_class
 from toolproof.generator.naming import class_name
 from toolproof.generator.refs import ref_name, resolve
 from toolproof.generator.transforms import merged_all_of
-from toolproof.runtime.errors import STANDARD_ERRORS
+from toolproof.runtime.errors import inherited_errors
 from toolproof.runtime.template import Template, TemplateSyntaxError
 
 __all__ = [
@@ -227,7 +227,7 @@ def typescript_declarations(c: Contract, input_schema: Mapping[str, Any], *, imp
     input_type = types.of(input_schema)
     out_types = _Types(c.output_schema, prefix, taken, f"{prefix}Output", shared)
     output_type = out_types.of(c.output_schema)
-    codes = [e.code for e in c.errors] + list(STANDARD_ERRORS)
+    codes = [e.code for e in c.errors] + list(inherited_errors(bool(c.asks)))
     imported = sorted(types.imported | out_types.imported)
     parts = [
         f'import type {{ {", ".join(imported)} }} from "./defs";\n\n' if imported and import_shared else "",

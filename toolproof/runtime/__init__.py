@@ -16,15 +16,18 @@ from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.errors import RegistryError, ToolError, ToolproofError
 from toolproof.runtime.host import HostOptions
 from toolproof.runtime.project import ProjectConfig, ProjectError, find_project
+from toolproof.runtime.questions import Answer, InputRequired
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.template import Template
 from toolproof.runtime.toolbox import builtin_runtime, open_runtime
 
 __all__ = [
+    "Answer",
     "Caller",
     "EnumSource",
     "ErrorInfo",
     "HostOptions",
+    "InputRequired",
     "ProjectConfig",
     "ProjectError",
     "RegistryError",

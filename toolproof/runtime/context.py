@@ -18,7 +18,8 @@ transport serving the call (``ctx.progress(50, total=100)``,
 ``ctx.log("info", "started")``). Transports that can carry these (MCP, over stdio
 or Streamable HTTP) install a reporter around the call with ``reporting``; under
 any other (the CLI, the REST routes, provider adapters) both are silent no-ops,
-so a handler never depends on being heard. ``ctx.attach(block)`` adds an MCP
+so a handler never depends on being heard. ``ctx.ask("confirm_delete")`` asks the client a question
+its contract declares (``toolproof.runtime.questions``). ``ctx.attach(block)`` adds an MCP
 content block (an image, audio, an embedded resource) to the call's
 ``ToolResult``, which every transport then carries as far as it can (the
 documentation's contract pages, "Results beyond text").
@@ -34,6 +35,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from toolproof.runtime.errors import RegistryError
+from toolproof.runtime.questions import Answer, InputRequired, Question, current_asking
 
 if TYPE_CHECKING:
     from toolproof.runtime.spec import ToolSpec
@@ -282,6 +284,34 @@ class ToolContext:
         blocks = _attached.get()
         if blocks is not None:
             blocks.append(dict(block))
+
+    def ask(self, question: str, **params: object) -> Answer:
+        """Ask the client the contract's question ``question`` (``asks``), its message filled from the call's
+        arguments and ``params``; returns the user's answer (``accepted``, ``value``).
+
+        Ask before acting: when the call holds no answer yet, this raises ``InputRequired`` (not an
+        ``Exception``: let it pass), the transport asks the client, and the handler runs again from the top
+        with the answer (``toolproof.runtime.questions``). Where no client can be asked, the call ends in
+        ``input_unavailable``.
+
+        Raises:
+            ValueError: the contract declares no such question (the call ends in ``internal_error``).
+            KeyError: the message names a placeholder neither the arguments nor ``params`` fill.
+            InputRequired: the call holds no answer to it yet.
+        """
+        asks = self.spec.asks if self.spec is not None else {}
+        spec = asks.get(question)
+        if spec is None:
+            where = f" ({self.spec.source})" if self.spec is not None else ""
+            raise ValueError(
+                f"tool {self.tool!r} asked {question!r}, which its contract does not declare; "
+                f"add it to the contract's `asks`{where}"
+            )
+        answers, arguments = current_asking()
+        if answers is not None and question in answers:
+            return answers[question]
+        message = spec.message.render({**arguments, **params})
+        raise InputRequired(Question(question, spec.kind, message, spec.schema))
 
     def setting(self, name: str, default: Any = None) -> Any:
         """A contract setting read by a family of tools (``symlinks``, ``skill_gate``), or ``default``."""

@@ -36,6 +36,7 @@ from toolproof.runtime.coercion import coerce_integers
 from toolproof.runtime.context import EnumSource, ResourceCheck, Resources, ToolContext, attaching
 from toolproof.runtime.errors import (
     DEFAULT_ERROR_TEXT,
+    INPUT_UNAVAILABLE,
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
     RESPONSE_TOO_LARGE,
@@ -50,6 +51,7 @@ from toolproof.runtime.json_writer import json_bytes, json_size
 from toolproof.runtime.logs import CallerLog, log_failure
 from toolproof.runtime.nulls import drop_absent_nulls
 from toolproof.runtime.printable import encodable, encodable_json, printable, printable_block
+from toolproof.runtime.questions import Answer, InputRequired, Question, answering
 from toolproof.runtime.registry import BoundTool, bind
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ErrorOutput, ToolSpec, load_specs
@@ -231,6 +233,14 @@ class Runtime:
             return None
         return f"tool '{name}' is not served: it needs {', '.join(missing)}, which this host was not given"
 
+    def spec(self, name: str) -> ToolSpec:
+        """The contract of the served tool ``name``.
+
+        Raises:
+            KeyError: no tool of that name is served.
+        """
+        return self._tools[name].spec
+
     @property
     def specs(self) -> list[ToolSpec]:
         """The contracts served, in declared order."""
@@ -259,27 +269,85 @@ class Runtime:
             session: the caller's session, for tools that keep per-session state.
         """
         if self.telemetry is not None:
-            return self.telemetry.call(lambda: self._call(name, arguments, session), name)
-        return self._call(name, arguments, session)
+            return self.telemetry.call(lambda: self._final(name, arguments, session), name)
+        return self._final(name, arguments, session)
 
-    def _call(self, name: str, arguments: str | bytes | Mapping[str, Any] | None, session: str | None) -> ToolResult:
-        """``call``, untraced."""
+    def call_asking(
+        self,
+        name: str,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        *,
+        answers: Mapping[str, Answer],
+        session: str | None = None,
+    ) -> ToolResult | Question:
+        """``call`` for a caller that can ask its user: a question the call holds no answer to comes back.
+
+        The handler's ``ctx.ask`` returns the answers in ``answers``; the first question it asks
+        that they do not answer ends this run and is returned, for the caller to ask the client and
+        call again with its answer added (``toolproof.runtime.questions``).
+        """
+        if self.telemetry is None:
+            return self._call(name, arguments, session, answers)
+        asked: list[Question] = []
+
+        def run() -> ToolResult:
+            outcome = self._call(name, arguments, session, answers)
+            if isinstance(outcome, Question):  # traced as a call that succeeded: this round ended in a question
+                asked.append(outcome)
+                return ToolResult(name, None, None, "")
+            return outcome
+
+        result = self.telemetry.call(run, name)
+        return asked[0] if asked else result
+
+    def unanswered(self, name: str, question: Question, reason: str, arguments: Any = None) -> ToolResult:
+        """The catalogued ``input_unavailable`` of tool ``name``: ``question`` could not be asked, for ``reason``.
+
+        ``reason`` ends the message's sentence ("this client cannot be asked (...)").
+        """
+        tool = self._tools[name]
+        params = {"question": question.name, "prompt": question.message, "reason": reason}
+        return self._sealed(tool.spec, self._error(tool.spec, INPUT_UNAVAILABLE, params, arguments), 0)
+
+    def _final(self, name: str, arguments: str | bytes | Mapping[str, Any] | None, session: str | None) -> ToolResult:
+        """``call``, untraced: a question ends the call in ``input_unavailable`` (no one can be asked)."""
+        outcome = self._call(name, arguments, session, None)
+        if isinstance(outcome, Question):
+            why = "this caller cannot ask its user (only MCP clients with elicitation can)"
+            return self.unanswered(name, outcome, why)
+        return outcome
+
+    def _call(
+        self,
+        name: str,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        session: str | None,
+        answers: Mapping[str, Answer] | None,
+    ) -> ToolResult | Question:
+        """``call``, untraced; a question asked is returned (``answers`` None: none can be answered)."""
         tool = self._tools.get(name)
         if tool is None:
             unknown = STANDARD_ERRORS[UNKNOWN_TOOL]
             message = unknown.render({"tool": name, "available": ", ".join(self._tools) or "none"})
             error = ErrorInfo(UNKNOWN_TOOL, encodable(message), unknown.hint)
             return ToolResult(encodable(name), None, error, DEFAULT_ERROR_TEXT.render({"message": error.message}))
-        result, output_size = self._run(tool, arguments, session)
+        ran = self._run(tool, arguments, session, answers)
+        if isinstance(ran, Question):
+            return ran
+        result, output_size = ran
         text = result.text
         if result.error is None and text.isascii() and len(text) + output_size <= self.max_result_bytes:
             return result  # what _sealed would find: nothing to repair, nothing too large
         return self._sealed(tool.spec, result, output_size)
 
     def _run(
-        self, tool: BoundTool, arguments: str | bytes | Mapping[str, Any] | None, session: str | None
-    ) -> tuple[ToolResult, int]:
-        """The result of one call of a served tool, and the size of its output as JSON."""
+        self,
+        tool: BoundTool,
+        arguments: str | bytes | Mapping[str, Any] | None,
+        session: str | None,
+        answers: Mapping[str, Answer] | None = None,
+    ) -> tuple[ToolResult, int] | Question:
+        """The result of one call of a served tool, and the size of its output as JSON; or the question it asked."""
         spec = tool.spec
         name = spec.name
         args: Any = {}
@@ -299,11 +367,13 @@ class Runtime:
         blocks: list[dict[str, Any]] | None = [] if spec.attaches else None
         try:
             ctx = self._contexts[name] if session is None else self.context(name, session)
-            if blocks is not None:
-                with attaching(blocks):
-                    output = self._handle(tool, args, ctx)
+            if spec.asks:
+                with answering(answers, args):
+                    output = self._attaching(tool, args, ctx, blocks)
             else:
-                output = self._handle(tool, args, ctx)
+                output = self._attaching(tool, args, ctx, blocks)
+        except InputRequired as asked:
+            return asked.question
         except TimedOut:
             _log.warning("%s did not finish within %s s; it runs on in the background", printable(name), spec.timeout)
             return self._error(spec, TIMED_OUT, {"seconds": spec.timeout}, args), 0
@@ -345,6 +415,13 @@ class Runtime:
             log_failure(_log, "rendering the result of %s failed", printable(name))
             return self._error(spec, INTERNAL_ERROR, {}, args), 0
         return ToolResult(name, output, None, text, attached), size
+
+    def _attaching(self, tool: BoundTool, args: Any, ctx: ToolContext, blocks: list[dict[str, Any]] | None) -> Any:
+        """What the handler returns, the blocks it attaches collected in ``blocks`` (None: it attaches none)."""
+        if blocks is None:
+            return self._handle(tool, args, ctx)
+        with attaching(blocks):
+            return self._handle(tool, args, ctx)
 
     def _handle(self, tool: BoundTool, args: Any, ctx: ToolContext) -> Any:
         """What the handler returns: called inline, or on the timeout pool when its contract has a ``timeout``.

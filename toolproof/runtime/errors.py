@@ -16,7 +16,8 @@ A handler fails only by raising ``ToolError`` through the typed factories that
 The dispatcher turns bad arguments into ``invalid_arguments``, a name nobody
 registered into ``unknown_tool``, a result larger than the host's cap into
 ``response_too_large``, a handler that outlives its contract's ``timeout`` into
-``timed_out``, and any other exception into ``internal_error``, whose
+``timed_out``, a question no client can answer (``ToolContext.ask``) into
+``input_unavailable``, and any other exception into ``internal_error``, whose
 message is a fixed sentence: no traceback and no host path ever reaches a model.
 """
 
@@ -29,7 +30,9 @@ from typing import Final
 from toolproof.runtime.template import Template
 
 __all__ = [
+    "ASK_ERRORS",
     "DEFAULT_ERROR_TEXT",
+    "INPUT_UNAVAILABLE",
     "INTERNAL_ERROR",
     "INVALID_ARGUMENTS",
     "MAX_SHOWN_CHARS",
@@ -44,6 +47,7 @@ __all__ = [
     "ToolproofError",
     "UnknownToolset",
     "http_status",
+    "inherited_errors",
     "shown",
 ]
 
@@ -52,6 +56,7 @@ UNKNOWN_TOOL: Final = "unknown_tool"
 INTERNAL_ERROR: Final = "internal_error"
 RESPONSE_TOO_LARGE: Final = "response_too_large"
 TIMED_OUT: Final = "timed_out"
+INPUT_UNAVAILABLE: Final = "input_unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +111,21 @@ STANDARD_ERRORS: Final[Mapping[str, StandardError]] = {
 }
 """Codes every contract inherits, with their message templates."""
 
+ASK_ERRORS: Final[Mapping[str, StandardError]] = {
+    INPUT_UNAVAILABLE: StandardError(
+        message="The tool needs the user to answer '{question}' ({prompt}), and {reason}.",
+        hint="Call the tool from a client that can ask its user (MCP elicitation), or continue without it.",
+        status=428,
+    ),
+}
+"""Codes a contract that declares ``asks`` inherits besides ``STANDARD_ERRORS``: a question no client answered."""
+
+
+def inherited_errors(asks: bool) -> Mapping[str, StandardError]:
+    """The runtime's codes a contract inherits: ``STANDARD_ERRORS``, and ``ASK_ERRORS`` when it ``asks``."""
+    return {**STANDARD_ERRORS, **ASK_ERRORS} if asks else STANDARD_ERRORS
+
+
 DEFAULT_ERROR_TEXT: Final = Template("ERROR: {message}")
 """What the model reads for an error when its tool's ``render.error`` cannot be used (or there is no tool)."""
 
@@ -140,7 +160,7 @@ def http_status(code: str) -> int:
     ``*too_large*`` is 413; the standard codes have their own; the rest is 422
     (the request was understood and refused).
     """
-    standard = STANDARD_ERRORS.get(code)
+    standard = STANDARD_ERRORS.get(code) or ASK_ERRORS.get(code)
     if standard is not None:
         return standard.status
     if "not_found" in code:

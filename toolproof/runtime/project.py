@@ -25,6 +25,9 @@ Settings, all optional (paths are relative to the project folder)::
 
     [tool.toolproof.lint]
     strict-export = false
+
+    [tool.toolproof.publish]           # server.json and an MCPB manifest (toolproof.generator.publishing)
+    formats = ["server.json", "mcpb"]
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ _KEYS: Final = frozenset(
     {
         *("contracts", "generated", "package", "handlers", "source-roots", "include", "resources", "command"),
         "exports",
-        *("export", "lint", "breaking"),
+        *("export", "lint", "breaking", "publish"),
     }
 )
 EXPORT_FORMATS: Final = (
@@ -107,6 +110,8 @@ class ProjectConfig:
     lint: Mapping[str, Any] = field(default_factory=dict)
     exports: tuple[str, ...] = DEFAULT_EXPORTS
     """The formats gen writes under ``exports/`` (``EXPORT_FORMATS``), in that order; ``mcp`` always among them."""
+    publish: Mapping[str, Any] = field(default_factory=dict)
+    """``[tool.toolproof.publish]``: the server.json and MCPB manifest gen writes (``generator.publishing``)."""
 
     @property
     def is_builtin(self) -> bool:
@@ -349,9 +354,9 @@ def load_config(config_file: Path) -> ProjectConfig:
     resources = _strings(where, "resources", table.get("resources", []))
     if package == _BUILTIN_PACKAGE:
         resources = (*resources, BUILTIN_RESOURCES)
-    export, lint = table.get("export", {}), table.get("lint", {})
-    if not isinstance(export, Mapping) or not isinstance(lint, Mapping):
-        raise ProjectError(where, "export and lint must be tables")
+    export, lint, publish = table.get("export", {}), table.get("lint", {}), table.get("publish", {})
+    if not isinstance(export, Mapping) or not isinstance(lint, Mapping) or not isinstance(publish, Mapping):
+        raise ProjectError(where, "export, lint and publish must be tables")
     if "languages" in export:
         _languages(config_file, export["languages"])
     contracts = root / _string(where, "contracts", table.get("contracts", "contracts"))
@@ -379,6 +384,7 @@ def load_config(config_file: Path) -> ProjectConfig:
         command=_command(config_file, table.get("command", "toolproof gen")),
         export=export,
         lint=lint,
+        publish=publish,
         exports=_exports(config_file, table["exports"]) if "exports" in table else default_exports,
     )
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final
 
-from toolproof.runtime.errors import STANDARD_ERRORS, RegistryError
+from toolproof.runtime.errors import RegistryError, inherited_errors
+from toolproof.runtime.questions import AskSpec
 from toolproof.runtime.regular import NotRegular, TooLarge, read_regular
 from toolproof.runtime.template import Template
 
@@ -128,6 +130,8 @@ class ToolSpec:
     """Seconds a call may run before it ends in ``timed_out``; None: no limit, the handler runs inline."""
     attaches: frozenset[str] = frozenset()
     """Kinds of content block the handler may attach (``ctx.attach``); any other is refused."""
+    asks: Mapping[str, AskSpec] = field(default_factory=dict)
+    """The questions the handler may ask the client (``ctx.ask``), by name; any other is refused."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -136,7 +140,11 @@ class ToolSpec:
         The standard errors are added to the catalogue, so every code a call
         can produce is found in ``errors``.
         """
-        errors = {code: ErrorSpec(code, std.template, std.hint, std.status) for code, std in STANDARD_ERRORS.items()}
+        asks = {name: AskSpec.from_data(name, entry) for name, entry in data.get("asks", {}).items()}
+        errors = {
+            code: ErrorSpec(code, std.template, std.hint, std.status)
+            for code, std in inherited_errors(bool(asks)).items()
+        }
         for code, entry in data["errors"].items():
             errors[code] = ErrorSpec(code, Template(entry["message"]), entry.get("hint"), entry.get("status", 422))
         error_output = data["render"].get("error_output")
@@ -159,6 +167,7 @@ class ToolSpec:
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
             timeout=data.get("timeout"),
             attaches=frozenset(data.get("attaches", ())),
+            asks=MappingProxyType(asks),
         )
 
     @property

@@ -36,11 +36,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from toolproof.runtime.digests import DIGEST_META_KEY, LOCK_FILE, digest
 from toolproof.runtime.serve.mcp import MCP_EXPORT
 from toolproof.runtime.spec import ToolSpec, generated_json
 from toolproof.testing.revisions import LATEST, structured
 
-__all__ = ["MCP_EXPORT", "definition_differences", "schema_difference", "show"]
+__all__ = ["MCP_EXPORT", "definition_differences", "digest_difference", "schema_difference", "show"]
 
 
 _PLAIN_KEY = re.compile("[A-Za-z_][A-Za-z0-9_]*")
@@ -281,3 +282,42 @@ def definition_differences(spec: ToolSpec, listed: Mapping[str, Any], revision: 
             f"tools/list gives '{name}' annotations.title {show(title)}; the contract's is {show(want_title)}"
         )
     return problems
+
+
+@cache
+def _pins(package: str) -> Mapping[str, Any]:
+    """The package's lock file's ``tools`` (``runtime.digests``).
+
+    Raises:
+        RegistryError: the lock file cannot be read.
+        ValueError: it is not the lock file gen writes.
+    """
+    data = generated_json(package, LOCK_FILE)
+    tools = data.get("tools") if isinstance(data, Mapping) else None
+    if not isinstance(tools, Mapping):
+        raise ValueError(f"{package}: {LOCK_FILE} is not the lock file gen writes; run `toolproof gen`")
+    return tools
+
+
+def digest_difference(spec: ToolSpec, listed: Mapping[str, Any], revision: str = LATEST) -> str | None:
+    """How the digest of the ``tools/list`` entry ``listed`` differs from the contract's pin; None when it does not.
+
+    The digest covers ``title`` and ``outputSchema``, which came in 2025-06-18: a server that negotiated an
+    older revision lists neither, and is not held to the pin (None).
+
+    Raises:
+        RegistryError, ValueError: the contract's lock file cannot be read.
+    """
+    if not structured(revision):
+        return None
+    pin = _pins(spec.package).get(spec.name)
+    if not isinstance(pin, Mapping) or not isinstance(pin.get("digest"), str):
+        return f"{spec.package}: {LOCK_FILE} pins no digest for '{spec.name}'; run `toolproof gen`"
+    got = digest(listed, spec.dynamic_enums)
+    claimed = listed.get("_meta", {}).get(DIGEST_META_KEY) if isinstance(listed.get("_meta"), Mapping) else None
+    problems = []
+    if got != pin["digest"]:
+        problems.append(f"tools/list serves '{spec.name}' with digest {got}; the pin is {pin['digest']}")
+    if claimed is not None and claimed != pin["digest"]:
+        problems.append(f"its _meta[{DIGEST_META_KEY!r}] says {show(claimed)}; the pin is {pin['digest']}")
+    return "; ".join(problems) or None

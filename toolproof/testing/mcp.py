@@ -49,11 +49,12 @@ from toolproof.runtime.errors import INVALID_ARGUMENTS, UNKNOWN_TOOL, RegistryEr
 from toolproof.runtime.host import TEST_FOLDER_ENV
 from toolproof.runtime.printable import printable
 from toolproof.runtime.project import PROJECT_ENV
+from toolproof.runtime.questions import scripted_answer
 from toolproof.runtime.result import ErrorInfo, ToolResult
 from toolproof.runtime.spec import ToolSpec
 from toolproof.testing.answers import expectation, missing, read_result
 from toolproof.testing.fixtures import lay_fixtures
-from toolproof.testing.listing import definition_differences, schema_difference
+from toolproof.testing.listing import definition_differences, digest_difference, schema_difference
 from toolproof.testing.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
@@ -67,6 +68,7 @@ from toolproof.testing.revisions import LATEST, arguments_are_protocol_errors, n
 
 __all__ = [
     "DEFINITION",
+    "DIGEST",
     "LISTING",
     "PLACEHOLDERS",
     "SCHEMAS",
@@ -74,6 +76,7 @@ __all__ = [
     "command_words",
     "listed_tools",
     "run_conformance",
+    "served_tools",
     "stderr_excerpt",
     "write_junit",
 ]
@@ -189,7 +192,15 @@ class _Connection:
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         self._write({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
 
-    def request(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        timeout: float,
+        answer: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
+    ) -> Any:
+        """Send a request and wait for its result; a request of the server's meanwhile gets ``answer``'s reply
+        (``{"result": ...}`` or ``{"error": ...}``), or -32601 when there is no ``answer``."""
         self._next_id += 1
         request_id = self._next_id
         self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
@@ -218,9 +229,10 @@ class _Connection:
                     f" {line[:200]!r}"
                 )
             if "method" in message and "id" in message:
-                self._write(
-                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "not supported"}}
+                reply = (
+                    answer(message) if answer is not None else {"error": {"code": -32601, "message": "not supported"}}
                 )
+                self._write({"jsonrpc": "2.0", "id": message["id"], **reply})
                 continue
             if type(message.get("id")) is int and message["id"] == request_id and "method" not in message:
                 if ("result" in message) == ("error" in message):
@@ -356,8 +368,10 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             )
             argv = _argv(command, base, workspaces, base / "skills", project)
             connection = _Connection(argv, base, _server_env(project, base), restricted)
+            script = _Script(spec, example)
             try:
-                revision = negotiated(connection.request("initialize", _HANDSHAKE, timeout))
+                handshake = {**_HANDSHAKE, "capabilities": _ELICITING} if script.left else _HANDSHAKE
+                revision = negotiated(connection.request("initialize", handshake, timeout))
                 connection.notify("notifications/initialized")
                 lay_fixtures(base, given.get("after_start", {}))
                 arguments = dict(example["input"])
@@ -367,11 +381,13 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                     )
                 expect = example["expect"]
                 try:
-                    raw = connection.request("tools/call", {"name": spec.name, "arguments": arguments}, timeout)
+                    call = {"name": spec.name, "arguments": arguments}
+                    raw = connection.request("tools/call", call, timeout, script)
                     result = read_result(spec, raw, example, revision)
                     expect = expectation(spec, expect, raw, revision)
                 except _RpcError as refused:
                     result = _refusal(spec, expect.get("error"), refused, revision)
+                script.finish()
                 gone = missing({**example, "expect": expect}, result)
                 if gone:
                     raise ExampleFailure(f"example {example['name']!r}: " + "; ".join(gone))
@@ -382,6 +398,66 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
             stderr = failure.stderr if isinstance(failure, _ServerError) else ""
             return Outcome(spec.name, example["name"], False, str(failure), time.monotonic() - started, stderr)
     return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
+
+
+_ELICITING: Final[Mapping[str, Any]] = {"elicitation": {"form": {}}}
+"""The capabilities a client that answers questions declares (form-mode elicitation)."""
+
+
+class _Script:
+    """The client's answers an example scripts (``answers``), given to the server's ``elicitation/create`` in order.
+
+    Each request must be the next scripted question's: its ``requestedSchema`` that question's form and its
+    message one its template renders (the call's arguments in place). A request when none is left, another
+    method, or a scripted answer never asked for fails the example: it cannot pass by asking nothing.
+    """
+
+    def __init__(self, spec: ToolSpec, example: Mapping[str, Any]) -> None:
+        self.spec = spec
+        self.example = example
+        self.left: list[Mapping[str, Any]] = list(example.get("answers", ()))
+        self.problems: list[str] = []
+
+    def __call__(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        method = message.get("method")
+        if method != "elicitation/create":
+            self.problems.append(
+                f"the server sent a {printable(str(method))} request, which this client does not serve"
+            )
+            return {"error": {"code": -32601, "message": "not supported"}}
+        params = message.get("params")
+        params = params if isinstance(params, Mapping) else {}
+        said = params.get("message")
+        if not self.left:
+            self.problems.append(f"the server asked {printable(repr(said))}, which no scripted answer answers")
+            return {"result": {"action": "cancel"}}
+        scripted = self.left.pop(0)
+        ask = self.spec.asks.get(scripted["ask"])
+        if ask is None:  # lint refuses such an example
+            self.problems.append(f"the contract declares no question '{scripted['ask']}'")
+            return {"result": {"action": "cancel"}}
+        known = {k: v for k, v in self.example["input"].items() if k in ask.message.fields}
+        if not isinstance(said, str) or ask.message.pattern(known).fullmatch(said) is None:
+            self.problems.append(
+                f"the server asked {printable(repr(said))}, where question '{ask.name}' ({ask.message.source!r})"
+                " came next"
+            )
+        elif params.get("requestedSchema") != ask.schema:
+            self.problems.append(
+                f"question '{ask.name}' came with another form: {printable(repr(params.get('requestedSchema')))}"
+            )
+        return {"result": scripted_answer(ask.kind, scripted["action"], scripted.get("value"))}
+
+    def finish(self) -> None:
+        """Raise what went wrong in the call's questions, or a scripted answer it never asked for.
+
+        Raises:
+            ExampleFailure: naming the example and each problem.
+        """
+        problems = list(self.problems)
+        problems += [f"the server never asked '{scripted['ask']}', which the example answers" for scripted in self.left]
+        if problems:
+            raise ExampleFailure(f"example {self.example['name']!r}: " + "; ".join(problems))
 
 
 def _refusal(spec: ToolSpec, expected: str | None, refused: _RpcError, revision: str) -> ToolResult:
@@ -430,6 +506,11 @@ DEFINITION: Final = "the server lists the contract's title, description and anno
 (reported only then)."""
 
 
+DIGEST: Final = "the server lists the pinned definition"
+"""The name of the outcome that says a listed tool's digest is not the one the project's lock file pins
+(reported only then)."""
+
+
 def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> set[str]:
     """The names a server started by ``command`` lists in ``tools/list`` (empty folders for its roots).
 
@@ -437,6 +518,18 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
         OSError, ValueError: the server cannot be started or does not answer as MCP.
     """
     return set(_listing(command, timeout, project)[1])
+
+
+def served_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> list[Mapping[str, Any]]:
+    """The ``tools/list`` entries of a server started by ``command`` (every page), by name.
+
+    Raises:
+        OSError, ValueError: the server cannot be started or does not answer as MCP.
+    """
+    try:
+        return [tool for _, tool in sorted(_listing(command, timeout, project)[1].items())]
+    except (_ServerError, _RpcError) as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, dict[str, Mapping[str, Any]]]:
@@ -486,6 +579,15 @@ def _definition_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str
     return Outcome(spec.name, DEFINITION, False, "; ".join(problems), time.monotonic() - started)
 
 
+def _digest_outcome(spec: ToolSpec, listed: Mapping[str, Any], revision: str, started: float) -> Outcome | None:
+    """A failed ``DIGEST`` outcome when the listed definition's digest is not the pinned one."""
+    try:
+        problem = digest_difference(spec, listed, revision)
+    except (RegistryError, ValueError) as exc:
+        problem = f"the contract's lock file cannot be read: {exc}"
+    return None if problem is None else Outcome(spec.name, DIGEST, False, problem, time.monotonic() - started)
+
+
 def run_conformance(
     command: str,
     specs: Sequence[ToolSpec],
@@ -501,8 +603,8 @@ def run_conformance(
     not list fails once (``LISTING``), naming the tool, and its examples are not
     replayed; a listed tool whose input or output schema is not the contract's
     fails once (``SCHEMAS``), naming the first difference, and one whose title,
-    description or annotations are not fails once (``DEFINITION``), naming each;
-    its examples run.
+    description or annotations are not fails once (``DEFINITION``), naming each,
+    and one whose digest is not the one the project's lock file pins fails once (``DIGEST``); its examples run.
     ``project`` (the folder of the contracts' project) reaches each server as
     ``$TOOLPROOF_PROJECT`` and as ``{project}`` in the command.
 
@@ -525,6 +627,7 @@ def run_conformance(
             found = [
                 _schema_outcome(spec, listed[spec.name], revision, started),
                 _definition_outcome(spec, listed[spec.name], revision, started),
+                _digest_outcome(spec, listed[spec.name], revision, started),
             ]
         else:
             detail = problem or (

@@ -22,6 +22,7 @@ from toolproof.builtin.skills.resources import skill_gate
 from toolproof.runtime.dispatch import Runtime
 from toolproof.runtime.host import HostOptions
 from toolproof.runtime.project import ProjectConfig, activate, builtin_project, find_project, load_config
+from toolproof.runtime.questions import Answer, read_answer, scripted_answer
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.result import ToolResult
 from toolproof.runtime.toolbox import open_runtime, project_tools
@@ -258,6 +259,49 @@ def with_token(runtime: Runtime, tool: BoundTool, arguments: dict[str, Any], ses
     return {**arguments, gate.spec.token_argument: token}
 
 
+def answered_call(
+    runtime: Runtime, name: str, arguments: Mapping[str, Any], session: str, example: Mapping[str, Any]
+) -> ToolResult:
+    """Call a tool as a client that answers its questions as the example scripts them (``answers``).
+
+    Without ``answers``, the call is a caller's that cannot be asked (a question ends it in
+    ``input_unavailable``). With them, each question the tool asks must be the next one scripted, and
+    every scripted answer must be asked for: an example cannot pass by asking nothing.
+
+    Raises:
+        ExampleFailure: the tool asked another question than the next one scripted, asked one when none
+            was left, or never asked one the example answers.
+    """
+    script = list(example.get("answers", ()))
+    if not script:
+        return runtime.call(name, json.dumps(arguments), session=session)
+    where = f"example {example['name']!r}"
+    answers: dict[str, Answer] = {}
+    for position, scripted in enumerate([*script, None]):
+        outcome = runtime.call_asking(name, json.dumps(arguments), answers=answers, session=session)
+        if isinstance(outcome, ToolResult):
+            if scripted is not None:
+                raise ExampleFailure(
+                    f"{where}: the tool never asked '{scripted['ask']}', which answer {position + 1} answers"
+                )
+            return outcome
+        if scripted is None:
+            raise ExampleFailure(
+                f"{where}: the tool asked '{outcome.name}' ({outcome.message!r}), which no answer answers"
+            )
+        if scripted["ask"] != outcome.name:
+            raise ExampleFailure(
+                f"{where}: the tool asked '{outcome.name}' ({outcome.message!r}), but answer {position + 1} answers"
+                f" '{scripted['ask']}'"
+            )
+        wire = scripted_answer(outcome.kind, scripted["action"], scripted.get("value"))
+        answer = read_answer(wire, runtime.spec(name).asks[outcome.name])
+        if isinstance(answer, str):
+            raise ExampleFailure(f"{where}: answer {position + 1} cannot be sent: {answer}")
+        answers[outcome.name] = answer
+    raise AssertionError("unreachable: the loop returns or raises at the end of the script")
+
+
 def run_example(module: str, name: str, base: Path, *, project: Path | None = None) -> ToolResult:
     """Lay down an example's fixtures under ``base``, call its tool, check the result.
 
@@ -304,7 +348,7 @@ def replay(
         arguments = dict(example["input"])
         if "skill_token" in example:
             arguments = with_token(runtime, tool, arguments, session, example["skill_token"])
-        return runtime.call(tool.spec.name, json.dumps(arguments), session=session)
+        return answered_call(runtime, tool.spec.name, arguments, session, example)
 
     result = as_unprivileged(scenario) if restricted else scenario()
     check_expectation(name, example["expect"], result)

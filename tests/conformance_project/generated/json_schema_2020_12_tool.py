@@ -3,9 +3,7 @@
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 9aa70842892c66a16cb451cd1077f2f72d20532e701cf7abc621036d6794e110
 
-"""Types, error factories and handler protocol of the `json_schema_2020_12_tool` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `json_schema_2020_12_tool` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -55,13 +53,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `json_schema_2020_12_tool`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `json_schema_2020_12_tool`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: JsonSchema202012ToolInput,
-        ctx: ToolContext,
-        /,
-    ) -> JsonSchema202012ToolOutput: ...
+    def __call__(self, args: JsonSchema202012ToolInput, ctx: ToolContext, /) -> JsonSchema202012ToolOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_audio_content.yaml
 # sha256: 9b2fe649cbc67e05212238ed2ac80ebadec8b5d6713ef2f8addb4e286ea7515b
 
-"""Types, error factories and handler protocol of the `test_audio_content` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_audio_content` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_audio_content`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_audio_content`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestAudioContentInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestAudioContentOutput: ...
+    def __call__(self, args: TestAudioContentInput, ctx: ToolContext, /) -> TestAudioContentOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_embedded_resource.yaml
 # sha256: c4a00c9f771e0e33e9db11226a448b34e0d86d1a033d91a2ba4df0d22451be5e
 
-"""Types, error factories and handler protocol of the `test_embedded_resource` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_embedded_resource` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_embedded_resource`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_embedded_resource`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestEmbeddedResourceInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestEmbeddedResourceOutput: ...
+    def __call__(self, args: TestEmbeddedResourceInput, ctx: ToolContext, /) -> TestEmbeddedResourceOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_error_handling.yaml
 # sha256: c8fa96cf15a0082ccee034f196dc8546609054e56ce1af6a0bb8d2b350138348
 
-"""Types, error factories and handler protocol of the `test_error_handling` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_error_handling` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -42,9 +40,7 @@ class TestErrorHandlingOutput(TypedDict):
 ErrorCode = Literal["intentional_error"]
 """The codes of this tool's catalogue (the standard codes come on top)."""
 
-_INTENTIONAL_ERROR: Final = Template(
-    "This tool intentionally returns an error for testing",
-)
+_INTENTIONAL_ERROR: Final = Template("This tool intentionally returns an error for testing")
 
 
 def intentional_error() -> ToolError:
@@ -59,13 +55,6 @@ def intentional_error() -> ToolError:
 
 
 class Handler(Protocol):
-    """Serves `test_error_handling`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_error_handling`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestErrorHandlingInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestErrorHandlingOutput: ...
+    def __call__(self, args: TestErrorHandlingInput, ctx: ToolContext, /) -> TestErrorHandlingOutput: ...

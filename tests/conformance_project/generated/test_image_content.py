@@ -3,9 +3,7 @@
 # source: contracts/test_image_content.yaml
 # sha256: 6fde20a5394886835f5c3499fba6c5b19a5ec30c2ff1f468604d2322aff04660
 
-"""Types, error factories and handler protocol of the `test_image_content` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_image_content` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_image_content`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_image_content`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestImageContentInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestImageContentOutput: ...
+    def __call__(self, args: TestImageContentInput, ctx: ToolContext, /) -> TestImageContentOutput: ...

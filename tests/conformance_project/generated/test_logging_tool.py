@@ -3,9 +3,7 @@
 # source: contracts/test_logging_tool.yaml
 # sha256: 72cf75fee3dfe043070595bda6559a33f9ee44b6bced6e65526717526d120963
 
-"""Types, error factories and handler protocol of the `test_logging_tool` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_logging_tool` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_logging_tool`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_logging_tool`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestLoggingToolInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestLoggingToolOutput: ...
+    def __call__(self, args: TestLoggingToolInput, ctx: ToolContext, /) -> TestLoggingToolOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_multiple_content_types.yaml
 # sha256: 72299585f921198819324cc077b35f769f4d0b09d6075099256eaa6ad1847888
 
-"""Types, error factories and handler protocol of the `test_multiple_content_types`
-tool (contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_multiple_content_types` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_multiple_content_types`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_multiple_content_types`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestMultipleContentTypesInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestMultipleContentTypesOutput: ...
+    def __call__(self, args: TestMultipleContentTypesInput, ctx: ToolContext, /) -> TestMultipleContentTypesOutput: ...

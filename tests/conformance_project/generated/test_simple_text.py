@@ -3,9 +3,7 @@
 # source: contracts/test_simple_text.yaml
 # sha256: 169bece373f92bb35e076e4eb0209c7a4aa107612333df7e0c221792366327b0
 
-"""Types, error factories and handler protocol of the `test_simple_text` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_simple_text` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_simple_text`: validated arguments in, output out, or a catalogued
-    error raised.
-    """
+    """Serves `test_simple_text`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestSimpleTextInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestSimpleTextOutput: ...
+    def __call__(self, args: TestSimpleTextInput, ctx: ToolContext, /) -> TestSimpleTextOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_tool_with_logging.yaml
 # sha256: 81bc1d299955e29d3d9858e840e68dfdc6e86cbefa1b086244de4b83b7859252
 
-"""Types, error factories and handler protocol of the `test_tool_with_logging` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_tool_with_logging` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_tool_with_logging`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_tool_with_logging`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestToolWithLoggingInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestToolWithLoggingOutput: ...
+    def __call__(self, args: TestToolWithLoggingInput, ctx: ToolContext, /) -> TestToolWithLoggingOutput: ...

@@ -3,9 +3,7 @@
 # source: contracts/test_tool_with_progress.yaml
 # sha256: 0dc5b2a0a642e94f7e79a7775980c119929f495486f48be69dd04fbec0e2ae27
 
-"""Types, error factories and handler protocol of the `test_tool_with_progress` tool
-(contract 1.0.0).
-"""
+"""Types, error factories and handler protocol of the `test_tool_with_progress` tool (contract 1.0.0)."""
 
 from __future__ import annotations
 
@@ -43,13 +41,6 @@ ErrorCode = Never
 
 
 class Handler(Protocol):
-    """Serves `test_tool_with_progress`: validated arguments in, output out, or a
-    catalogued error raised.
-    """
+    """Serves `test_tool_with_progress`: validated arguments in, output out, or a catalogued error raised."""
 
-    def __call__(
-        self,
-        args: TestToolWithProgressInput,
-        ctx: ToolContext,
-        /,
-    ) -> TestToolWithProgressOutput: ...
+    def __call__(self, args: TestToolWithProgressInput, ctx: ToolContext, /) -> TestToolWithProgressOutput: ...

@@ -224,11 +224,30 @@ def _http_app(config: ProjectConfig, runtime: Runtime, options: dict[str, Any], 
     security = Security.build(options["host"], options["allow_hosts"], options["allow_origins"], tokens, oauth)
     # One deterministic gate session for MCP callers that name none: any worker honours another's tokens.
     rest = _server_or_exit(lambda: HttpApp(runtime, package=config.package, limits=limits))
-    core = _server_or_exit(lambda: McpServer(runtime, package=config.package, session="http", handshake=False))
+    state = _state_secret(runtime)
+    core = _server_or_exit(
+        lambda: McpServer(runtime, package=config.package, session="http", handshake=False, state_secret=state)
+    )
     # One budget for the whole app: call slots, response bytes and request body bytes.
     mcp = StreamableMcp(core, limits, calls=rest.calls, responses=rest.responses, bodies=rest.bodies)
     _trace_or_exit(runtime, options)
     return ToolproofApp(rest, mcp, security, runtime.telemetry)
+
+
+def _state_secret(runtime: Runtime) -> bytes | None:
+    """The key of the 2026-07-28 ``requestState`` of tools that ask: the gate's secret when one is given.
+
+    ``$TOOLPROOF_GATE_SECRET``, or the key a ``--workers`` supervisor hands its workers, so any worker takes
+    another's state; None (a key of this process's own) otherwise: no key file is made for it.
+    """
+    from toolproof.builtin.skills.gate import KEY_HEX_ENV, GateSecretError, default_secret, env_secret
+
+    if not any(spec.asks for spec in runtime.specs):
+        return None
+    try:
+        return env_secret() or (default_secret() if KEY_HEX_ENV in os.environ else None)
+    except GateSecretError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 _otel_option = click.option(
@@ -289,9 +308,10 @@ def _serve_http(config: ProjectConfig, runtime: Runtime, served: dict[str, Any],
     if options["workers"] == 1:
         serve_app(app, host=options["host"], port=options["port"])
         return
-    gated = any("skill_gate" in spec.settings for spec in runtime.specs)
+    # Gate tokens and 2026-07-28 requestStates are HMACs under the shared secret, so any worker takes them.
+    gated = any("skill_gate" in spec.settings or spec.asks for spec in runtime.specs)
     try:
-        secret = shared_secret_env() if gated else {}  # a host with no gated tool needs no key file
+        secret = shared_secret_env() if gated else {}  # a host with no gated or asking tool needs no key file
         # Bound but not listening: it names the port for --port 0, and holds it while a worker restarts.
         reserved = reuse_port_socket(options["host"], options["port"], listen=False)
     except GateSecretError as exc:  # an OSError (the port in use, the key file) is the command line's one line

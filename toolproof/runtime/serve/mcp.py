@@ -43,6 +43,10 @@ transport passes to ``answer``: progress only when the request carried a
 stateless HTTP core, which cannot keep one client's level apart from another's,
 ``STATELESS_LOG_LEVEL`` for every 2025 request).
 
+A tool whose contract declares questions (``asks``, ``ToolContext.ask``) asks the client through
+``elicitation``: a 2026-07-28 ``input_required`` result, or a 2025 ``elicitation/create`` request sent
+through ``notify`` and answered by a response this core hands back (``Elicitation.replied``).
+
 A batch's answers together are bounded as one result is (the runtime's
 ``max_result_bytes`` on stdio; what HTTP may have in flight, less, on
 Streamable HTTP): a call whose answer would pass what is left is answered, by
@@ -65,6 +69,8 @@ from toolproof.runtime.errors import DEFAULT_ERROR_TEXT, RESPONSE_TOO_LARGE, STA
 from toolproof.runtime.json_reader import Unreadable
 from toolproof.runtime.logs import CallerLog, log_failure
 from toolproof.runtime.printable import printable
+from toolproof.runtime.result import ToolResult
+from toolproof.runtime.serve.elicitation import Elicitation, InputProblem, form_supported
 from toolproof.runtime.serve.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -83,6 +89,7 @@ from toolproof.runtime.serve.jsonrpc import (
 )
 from toolproof.runtime.serve.revisions import (
     BATCH_VERSIONS,
+    CAPABILITIES_META,
     HANDSHAKE_VERSIONS,
     LOG_LEVEL_META,
     LOG_LEVELS,
@@ -189,6 +196,7 @@ class McpServer:
         package: str = BUILTIN_PACKAGE,
         session: str | None = None,
         handshake: bool = True,
+        state_secret: bytes | None = None,
     ) -> None:
         self.runtime = runtime
         self.session = session or f"mcp-{os.urandom(8).hex()}"
@@ -201,6 +209,10 @@ class McpServer:
         self.notify: Notify | None = None
         """Where notifications go when ``answer`` is given no ``notify`` (a stdio connection's output)."""
         self._initialized = False
+        self.client_capabilities: Mapping[str, Any] | None = None
+        """What the client declared at ``initialize`` on this connection (None before, and on a stateless core)."""
+        self.elicitation = Elicitation(runtime, state_secret)
+        """How tools' questions (``ctx.ask``) reach the client: ``input_required`` or ``elicitation/create``."""
         self._tools = _listing(runtime, package)
         self._names = {tool["name"] for tool in self._tools}
         self._specs = {spec.name: spec for spec in runtime.specs}
@@ -244,7 +256,8 @@ class McpServer:
         answer_id = request_id if is_request_id(request_id) else None
         if "method" not in message:
             if is_response(message):
-                return None  # a response to a request we never send
+                self.elicitation.replied(message)  # an answer to a tool's question, or to nothing we asked
+                return None
             return error_response(answer_id, INVALID_REQUEST, _NOT_A_MESSAGE)
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
             return error_response(answer_id, INVALID_REQUEST, "expected jsonrpc '2.0' and a method")
@@ -310,7 +323,7 @@ class McpServer:
         """Mark a 2026-07-28 result complete and carry the server's info (an error is left as it is)."""
         if "result" in answer:
             result = answer["result"]
-            result["resultType"] = "complete"
+            result.setdefault("resultType", "complete")  # an input_required result says so itself
             result.setdefault("_meta", {}).setdefault(SERVER_INFO_META, self._info)
 
     def answer_batch(
@@ -431,6 +444,7 @@ class McpServer:
         if self.handshake:  # a stateless server keeps nothing between requests
             self.protocol_version = version
             self._initialized = True
+            self.client_capabilities = params["capabilities"]
         result = {
             "protocolVersion": version,
             "capabilities": self._capabilities,
@@ -497,13 +511,37 @@ class McpServer:
         if arguments is not None and not isinstance(arguments, Mapping):
             return error_response(request_id, INVALID_PARAMS, "params.arguments must be an object")
         with reporting(self._reporter(request)):
-            result = self.runtime.call(name, arguments or {}, session=request.session)
+            if self.elicitation.asks(name):
+                asked = self._call_asking(request, name, arguments or {})
+                if not isinstance(asked, ToolResult):
+                    return asked
+                result = asked
+            else:
+                result = self.runtime.call(name, arguments or {}, session=request.session)
         payload = result.to_mcp()  # the attached blocks after the rendered text, as the host API has it
         if result.error is not None:
             # {code, message, hint?, output?}: the output not as structuredContent, which clients check
             # against the tool's outputSchema even with isError.
             payload["_meta"] = {ERROR_META_KEY: result.error.to_dict()}
         return result_response(request_id, payload)
+
+    def _call_asking(self, request: _Request, name: str, arguments: Mapping[str, Any]) -> ToolResult | dict[str, Any]:
+        """A call of a tool that may ask the client questions: its result, or the JSON-RPC answer that ends the round.
+
+        2026-07-28: an ``input_required`` result, or -32602 for a ``requestState`` or ``inputResponses`` that cannot
+        be used; 2025: the questions go to the client as ``elicitation/create`` (``elicitation``).
+        """
+        if request.modern:
+            capabilities = meta_of(request.params).get(CAPABILITIES_META)
+            try:
+                outcome = self.elicitation.round(name, arguments, request.params, capabilities, request.session)
+            except InputProblem as problem:
+                return error_response(request.id, INVALID_PARAMS, str(problem))
+            return outcome if isinstance(outcome, ToolResult) else result_response(request.id, outcome)
+        why = None
+        if self.handshake and not form_supported(self.client_capabilities):
+            why = "this client cannot be asked (it declared no form elicitation at initialize)"
+        return self.elicitation.ask_through(name, arguments, request.session, request.notify, why)
 
     def _reporter(self, request: _Request) -> Callable[[str, Mapping[str, Any]], None]:
         """What turns a handler's reports into this request's notifications."""

@@ -3,8 +3,8 @@
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 9aa70842892c66a16cb451cd1077f2f72d20532e701cf7abc621036d6794e110
 
-"""Fuzz tests of `json_schema_2020_12_tool`: arguments drawn from its input schema
-end in an output or a catalogued error.
+"""Fuzz tests of `json_schema_2020_12_tool`: arguments drawn from its input schema end in an output or a catalogued
+error.
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("json_schema_2020_12_tool", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("json_schema_2020_12_tool", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +37,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("json_schema_2020_12_tool", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("json_schema_2020_12_tool", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 9aa70842892c66a16cb451cd1077f2f72d20532e701cf7abc621036d6794e110
 
-"""Behaviour hints of `json_schema_2020_12_tool`: what its annotations claim, checked
-on its examples and on drawn arguments.
+"""Behaviour hints of `json_schema_2020_12_tool`: what its annotations claim, checked on its examples and on drawn
+arguments.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.testing import (
-    FuzzHost,
-    Hints,
-    check_example_properties,
-    fuzz_examples,
-    valid_arguments,
-)
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,
@@ -40,13 +34,7 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_keeps_its_annotations_on_each_example(example: str, tmp_path: Path) -> None:
-    check_example_properties(
-        "json_schema_2020_12_tool",
-        example,
-        tmp_path,
-        HINTS,
-        project=Path(__file__),
-    )
+    check_example_properties("json_schema_2020_12_tool", example, tmp_path, HINTS, project=Path(__file__))
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +44,6 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("json_schema_2020_12_tool", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_keeps_its_annotations_on_drawn_arguments(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=valid_arguments("json_schema_2020_12_tool", project=Path(__file__)), token=st.booleans())
+def test_keeps_its_annotations_on_drawn_arguments(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check_properties(arguments, HINTS, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_audio_content.yaml
 # sha256: 9b2fe649cbc67e05212238ed2ac80ebadec8b5d6713ef2f8addb4e286ea7515b
 
-"""Behaviour hints of `test_audio_content`: what its annotations claim, checked on
-its examples and on drawn arguments.
+"""Behaviour hints of `test_audio_content`: what its annotations claim, checked on its examples and on drawn
+arguments.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.testing import (
-    FuzzHost,
-    Hints,
-    check_example_properties,
-    fuzz_examples,
-    valid_arguments,
-)
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,
@@ -39,13 +33,7 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_keeps_its_annotations_on_each_example(example: str, tmp_path: Path) -> None:
-    check_example_properties(
-        "test_audio_content",
-        example,
-        tmp_path,
-        HINTS,
-        project=Path(__file__),
-    )
+    check_example_properties("test_audio_content", example, tmp_path, HINTS, project=Path(__file__))
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +43,6 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_audio_content", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_keeps_its_annotations_on_drawn_arguments(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=valid_arguments("test_audio_content", project=Path(__file__)), token=st.booleans())
+def test_keeps_its_annotations_on_drawn_arguments(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check_properties(arguments, HINTS, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_embedded_resource.yaml
 # sha256: c4a00c9f771e0e33e9db11226a448b34e0d86d1a033d91a2ba4df0d22451be5e
 
-"""Fuzz tests of `test_embedded_resource`: arguments drawn from its input schema end
-in an output or a catalogued error.
+"""Fuzz tests of `test_embedded_resource`: arguments drawn from its input schema end in an output or a catalogued
+error.
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_embedded_resource", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_embedded_resource", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +37,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_embedded_resource", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_embedded_resource", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_embedded_resource.yaml
 # sha256: c4a00c9f771e0e33e9db11226a448b34e0d86d1a033d91a2ba4df0d22451be5e
 
-"""Behaviour hints of `test_embedded_resource`: what its annotations claim, checked
-on its examples and on drawn arguments.
+"""Behaviour hints of `test_embedded_resource`: what its annotations claim, checked on its examples and on drawn
+arguments.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.testing import (
-    FuzzHost,
-    Hints,
-    check_example_properties,
-    fuzz_examples,
-    valid_arguments,
-)
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,
@@ -39,13 +33,7 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_keeps_its_annotations_on_each_example(example: str, tmp_path: Path) -> None:
-    check_example_properties(
-        "test_embedded_resource",
-        example,
-        tmp_path,
-        HINTS,
-        project=Path(__file__),
-    )
+    check_example_properties("test_embedded_resource", example, tmp_path, HINTS, project=Path(__file__))
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +43,6 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_embedded_resource", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_keeps_its_annotations_on_drawn_arguments(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=valid_arguments("test_embedded_resource", project=Path(__file__)), token=st.booleans())
+def test_keeps_its_annotations_on_drawn_arguments(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check_properties(arguments, HINTS, token=token)

@@ -3,9 +3,7 @@
 # source: contracts/test_error_handling.yaml
 # sha256: c8fa96cf15a0082ccee034f196dc8546609054e56ce1af6a0bb8d2b350138348
 
-"""Fuzz tests of `test_error_handling`: arguments drawn from its input schema end in
-an output or a catalogued error.
-"""
+"""Fuzz tests of `test_error_handling`: arguments drawn from its input schema end in an output or a catalogued error."""
 
 from __future__ import annotations
 
@@ -27,10 +25,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_error_handling", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_error_handling", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +35,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_error_handling", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_error_handling", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

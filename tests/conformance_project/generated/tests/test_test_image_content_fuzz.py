@@ -3,9 +3,7 @@
 # source: contracts/test_image_content.yaml
 # sha256: 6fde20a5394886835f5c3499fba6c5b19a5ec30c2ff1f468604d2322aff04660
 
-"""Fuzz tests of `test_image_content`: arguments drawn from its input schema end in
-an output or a catalogued error.
-"""
+"""Fuzz tests of `test_image_content`: arguments drawn from its input schema end in an output or a catalogued error."""
 
 from __future__ import annotations
 
@@ -27,10 +25,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_image_content", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_image_content", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +35,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_image_content", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_image_content", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_logging_tool.yaml
 # sha256: 72cf75fee3dfe043070595bda6559a33f9ee44b6bced6e65526717526d120963
 
-"""Behaviour hints of `test_logging_tool`: what its annotations claim, checked on its
-examples and on drawn arguments.
+"""Behaviour hints of `test_logging_tool`: what its annotations claim, checked on its examples and on drawn
+arguments.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.testing import (
-    FuzzHost,
-    Hints,
-    check_example_properties,
-    fuzz_examples,
-    valid_arguments,
-)
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,
@@ -39,13 +33,7 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_keeps_its_annotations_on_each_example(example: str, tmp_path: Path) -> None:
-    check_example_properties(
-        "test_logging_tool",
-        example,
-        tmp_path,
-        HINTS,
-        project=Path(__file__),
-    )
+    check_example_properties("test_logging_tool", example, tmp_path, HINTS, project=Path(__file__))
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +43,6 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_logging_tool", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_keeps_its_annotations_on_drawn_arguments(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=valid_arguments("test_logging_tool", project=Path(__file__)), token=st.booleans())
+def test_keeps_its_annotations_on_drawn_arguments(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check_properties(arguments, HINTS, token=token)

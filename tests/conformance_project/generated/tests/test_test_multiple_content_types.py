@@ -3,9 +3,7 @@
 # source: contracts/test_multiple_content_types.yaml
 # sha256: 72299585f921198819324cc077b35f769f4d0b09d6075099256eaa6ad1847888
 
-"""Conformance tests of `test_multiple_content_types`: one per example of its
-contract.
-"""
+"""Conformance tests of `test_multiple_content_types`: one per example of its contract."""
 
 from __future__ import annotations
 
@@ -29,9 +27,4 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_test_multiple_content_types(example: str, tmp_path: Path) -> None:
-    run_example(
-        "test_multiple_content_types",
-        example,
-        tmp_path,
-        project=Path(__file__),
-    )
+    run_example("test_multiple_content_types", example, tmp_path, project=Path(__file__))

@@ -3,9 +3,7 @@
 # source: contracts/test_simple_text.yaml
 # sha256: 169bece373f92bb35e076e4eb0209c7a4aa107612333df7e0c221792366327b0
 
-"""Behaviour hints of `test_simple_text`: what its annotations claim, checked on its
-examples and on drawn arguments.
-"""
+"""Behaviour hints of `test_simple_text`: what its annotations claim, checked on its examples and on drawn arguments."""
 
 from __future__ import annotations
 
@@ -17,13 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolproof.testing import (
-    FuzzHost,
-    Hints,
-    check_example_properties,
-    fuzz_examples,
-    valid_arguments,
-)
+from toolproof.testing import FuzzHost, Hints, check_example_properties, fuzz_examples, valid_arguments
 
 HINTS = Hints(
     read_only=True,
@@ -39,13 +31,7 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_keeps_its_annotations_on_each_example(example: str, tmp_path: Path) -> None:
-    check_example_properties(
-        "test_simple_text",
-        example,
-        tmp_path,
-        HINTS,
-        project=Path(__file__),
-    )
+    check_example_properties("test_simple_text", example, tmp_path, HINTS, project=Path(__file__))
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +41,6 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_simple_text", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_keeps_its_annotations_on_drawn_arguments(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=valid_arguments("test_simple_text", project=Path(__file__)), token=st.booleans())
+def test_keeps_its_annotations_on_drawn_arguments(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check_properties(arguments, HINTS, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_tool_with_logging.yaml
 # sha256: 81bc1d299955e29d3d9858e840e68dfdc6e86cbefa1b086244de4b83b7859252
 
-"""Fuzz tests of `test_tool_with_logging`: arguments drawn from its input schema end
-in an output or a catalogued error.
+"""Fuzz tests of `test_tool_with_logging`: arguments drawn from its input schema end in an output or a catalogued
+error.
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_tool_with_logging", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_tool_with_logging", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +37,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_tool_with_logging", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_tool_with_logging", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)

@@ -3,8 +3,8 @@
 # source: contracts/test_tool_with_progress.yaml
 # sha256: 0dc5b2a0a642e94f7e79a7775980c119929f495486f48be69dd04fbec0e2ae27
 
-"""Fuzz tests of `test_tool_with_progress`: arguments drawn from its input schema end
-in an output or a catalogued error.
+"""Fuzz tests of `test_tool_with_progress`: arguments drawn from its input schema end in an output or a catalogued
+error.
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ def host() -> Iterator[FuzzHost]:
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=valid_arguments("test_tool_with_progress", project=Path(__file__)),
-    token=st.booleans(),
-)
+@given(arguments=valid_arguments("test_tool_with_progress", project=Path(__file__)), token=st.booleans())
 def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
     host: FuzzHost,
     arguments: Any,
@@ -40,13 +37,6 @@ def test_answers_valid_arguments_with_an_output_or_a_catalogued_error(
 
 
 @settings(max_examples=fuzz_examples(), deadline=None)
-@given(
-    arguments=near_misses("test_tool_with_progress", project=Path(__file__)),
-    token=st.booleans(),
-)
-def test_answers_near_misses_with_a_catalogued_error_or_an_output(
-    host: FuzzHost,
-    arguments: Any,
-    token: bool,
-) -> None:
+@given(arguments=near_misses("test_tool_with_progress", project=Path(__file__)), token=st.booleans())
+def test_answers_near_misses_with_a_catalogued_error_or_an_output(host: FuzzHost, arguments: Any, token: bool) -> None:
     host.check(arguments, token=token)
