@@ -37,7 +37,7 @@ def test_bpe_openai_counts_every_built_in_definition_as_tiktoken_does(
     assert [counter().count(t) for t in texts] == [reference(t) for t in texts]
 
 
-def test_the_byte_estimate_overcounts_json_definitions_a_little(
+def test_the_byte_estimate_stays_within_a_quarter_of_the_exact_count(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = _script()
@@ -47,4 +47,4 @@ def test_the_byte_estimate_overcounts_json_definitions_a_little(
 
     ratios = [_estimate(t) / reference(t) for t in texts]
 
-    assert 1.0 <= min(ratios) and max(ratios) <= 1.5
+    assert 0.75 <= min(ratios) and max(ratios) <= 1.25  # the docs call it an estimate; this is how rough
