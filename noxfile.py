@@ -89,6 +89,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
     session.run("python", "benchmarks/policy.py", *session.posargs)
     session.run("python", "benchmarks/files.py", *session.posargs)
+    session.run("python", "benchmarks/tokens.py")
     session.run("python", "benchmarks/serve.py", *session.posargs)
     session.run("python", "benchmarks/peers.py", *session.posargs)
     session.run("python", "benchmarks/http_load.py", *session.posargs)

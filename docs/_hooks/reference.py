@@ -100,6 +100,8 @@ _LINT_GROUPS: Final = {
     "3": "The examples",
     "4": "The project and its exports",
     "5": "Beyond tools: multi-round input",
+    "6": "Client profiles and token budgets",
+    "7": "The descriptions a model reads",
 }
 
 

@@ -237,7 +237,10 @@ def test_lint_and_gen_take_schemas_json_schema_allows(runner: CliRunner, tmp_pat
     text = contract.read_text(encoding="utf-8")
     fields, _, defs = extra.partition("  $defs:\n") if extra is BOOLEANS else extra.partition("  definitions:\n")
     defs = ("  $defs:\n" if extra is BOOLEANS else "  definitions:\n") + defs
-    text = text.replace("    word: {type: string, minLength: 1}\n", "    word: {type: string, minLength: 1}\n" + fields)
+    text = text.replace(
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n",
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n" + fields,
+    )
     text = text.replace("  additionalProperties: false\n", "  additionalProperties: false\n" + defs, 1)
     contract.write_text(text, encoding="utf-8")
 

@@ -141,7 +141,7 @@ def test_strict_export_turns_any_loss_into_an_error(runner: CliRunner, tmp_path:
 def test_a_tool_set_over_openai_limits_fails_lint(runner: CliRunner, tmp_path: Path) -> None:
     values = ", ".join(f"v{i}" for i in range(1001))
     text = MINIMAL.read_text(encoding="utf-8").replace(
-        "    word: {type: string, minLength: 1}",
+        "    word: {type: string, minLength: 1, description: The word to echo.}",
         f"    word: {{type: string, minLength: 1}}\n    pick: {{enum: [{values}]}}",
     )
 
@@ -159,7 +159,7 @@ def test_an_enum_gemini_openapi_could_only_stringify_fails_lint_rather_than_expo
     runner: CliRunner, tmp_path: Path
 ) -> None:
     text = MINIMAL.read_text(encoding="utf-8").replace(
-        "    word: {type: string, minLength: 1}",
+        "    word: {type: string, minLength: 1, description: The word to echo.}",
         '    word: {type: string, minLength: 1}\n    level: {enum: [1, 2, "top"]}',
     )
     root = _project(tmp_path, text, settings='[tool.toolproof]\nexports = ["gemini-openapi"]\n')

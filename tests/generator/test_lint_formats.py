@@ -114,7 +114,10 @@ def project(tmp_path: Path) -> Path:
     shutil.copy(MINIMAL, tmp_path / "contracts" / "echo.yaml")
     text = MINIMAL.read_text(encoding="utf-8").replace("name: echo", "name: shout")
     (tmp_path / "contracts" / "shout.yaml").write_text(
-        text.replace("    word: {type: string, minLength: 1}", "    word: {type: string, requird: true}"),
+        text.replace(
+            "    word: {type: string, minLength: 1, description: The word to echo.}",
+            "    word: {type: string, requird: true}",
+        ),
         encoding="utf-8",
     )
     return tmp_path

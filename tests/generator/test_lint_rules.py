@@ -257,6 +257,21 @@ ELSEWHERE = {
         ("TP430", "TP431", "TP432", "TP433", "TP434", "TP435"),
         "tests/generator/test_publishing.py: it needs the project's [project] and publish settings",
     ),
+    "TP601": "tests/generator/test_fitness.py: it needs the project's settings (lint.profiles)",
+    "TP602": "tests/generator/test_fitness.py: it needs the project's settings (lint.profiles)",
+    "TP603": "tests/generator/test_fitness.py: it needs the project's settings",
+    "TP604": "tests/generator/test_fitness.py: it needs the project's settings (lint.budgets)",
+    "TP605": "tests/generator/test_fitness.py: it needs the project's settings (lint.budgets)",
+    "TP606": "tests/generator/test_fitness.py: it needs the project's settings",
+    "TP607": "tests/generator/test_fitness.py: it needs the project's settings",
+    "TP701": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP702": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP703": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP704": "tests/generator/test_fitness.py: it needs two contracts, lint alone checks them",
+    "TP705": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP706": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP707": "tests/generator/test_fitness.py: lint alone checks descriptions",
+    "TP708": "tests/generator/test_fitness.py: lint alone checks descriptions",
 }
 """Rules whose cases need more than a contracts folder, and the test that holds them."""
 

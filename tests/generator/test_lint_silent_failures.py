@@ -361,7 +361,9 @@ LOOP: Final = """\
 
 def test_lint_reports_a_ref_loop_that_accepts_anything_at_the_ref(runner: CliRunner, tmp_path: Path) -> None:
     contract = _with(
-        "    word: {type: string, minLength: 1}\n  required: [word]\n  additionalProperties: false\n", LOOP
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n"
+        "  required: [word]\n  additionalProperties: false\n",
+        LOOP,
     )
     root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=contract)
 
@@ -380,7 +382,9 @@ def test_a_recursive_schema_through_a_constraint_is_no_loop(runner: CliRunner, t
     tree = LOOP.replace('Text: {$ref: "#/$defs/Word", description: Any text.}', "Text: {type: string, minLength: 1}")
     tree += "    Node: {type: object, properties: {next: {$ref: '#/$defs/Node'}}}\n"
     contract = _with(
-        "    word: {type: string, minLength: 1}\n  required: [word]\n  additionalProperties: false\n", tree
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n"
+        "  required: [word]\n  additionalProperties: false\n",
+        tree,
     )
     root = _project(tmp_path / "proj", {"handlers/echo.py": HANDLER}, contract=contract)
 

@@ -26,7 +26,8 @@ FIELDS = """\
 def declarations(runner: CliRunner, tmp_path: Path) -> str:
     """The TypeScript of the minimal echo contract with two ``allOf`` fields."""
     text = MINIMAL.read_text(encoding="utf-8").replace(
-        "    word: {type: string, minLength: 1}\n", "    word: {type: string, minLength: 1}\n" + FIELDS
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n",
+        "    word: {type: string, minLength: 1, description: The word to echo.}\n" + FIELDS,
     )
     (tmp_path / "contracts").mkdir()
     (tmp_path / "contracts" / "echo.yaml").write_text(text, encoding="utf-8")

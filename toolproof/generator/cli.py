@@ -19,6 +19,9 @@ from toolproof import __version__
 from toolproof.runtime.serve.options import project_option, project_or_exit
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from toolproof.generator.model import Contract
     from toolproof.generator.problems import Problem
     from toolproof.generator.project import Project
     from toolproof.runtime.project import ProjectConfig
@@ -277,9 +280,28 @@ def _write(loaded: Project, config: ProjectConfig) -> list[str]:
     help="List each export loss (TP404) a provider forces, not one line per tool counting them "
     "(json and sarif always list each).",
 )
+@click.option(
+    "--matrix",
+    is_flag=True,
+    help="Also print every tool against every client profile (clean, rewritten or refused, and why) on stdout.",
+)
+@click.option(
+    "--tokens",
+    "show_tokens",
+    is_flag=True,
+    help="Also print each tool's and each tool set's definition tokens per provider format on stdout.",
+)
 @_STRICT_EXPORT
 @project_option
-def lint(fmt: str, against: str | None, verbose: bool, strict_export: bool, project: Path | None) -> None:
+def lint(
+    fmt: str,
+    against: str | None,
+    verbose: bool,
+    matrix: bool,
+    show_tokens: bool,
+    strict_export: bool,
+    project: Path | None,
+) -> None:
     """Check the contracts and the handlers package; report each problem, and the export losses not accepted.
 
     Every problem names its rule. The checks run in stages: a contract's later
@@ -299,7 +321,7 @@ def lint(fmt: str, against: str | None, verbose: bool, strict_export: bool, proj
     config = project_or_exit(project)
     strict_export = strict_export or config.lint.get("strict-export") is True
     summary_only = not verbose and fmt not in _EACH_LOSS
-    loaded = load_project(config, strict_export=strict_export, show_losses=True, loss_summary=summary_only)
+    loaded = load_project(config, strict_export=strict_export, show_losses=True, loss_summary=summary_only, fit=True)
     _check_handlers(loaded)
     if against is not None and loaded.ok:
         loaded.problems.extend(_version_problems(config, loaded, against))
@@ -314,6 +336,13 @@ def lint(fmt: str, against: str | None, verbose: bool, strict_export: bool, proj
         click.echo(report, nl=False)
     elif loaded.problems:
         click.echo(report, nl=False, err=True)
+    if (matrix or show_tokens) and loaded.ok and loaded.contracts:
+        from toolproof.generator.fitness import matrix_text, tokens_text
+
+        if matrix:
+            click.echo(matrix_text(loaded), nl=False, err=fmt != "text")
+        if show_tokens:
+            click.echo(tokens_text(loaded), nl=False, err=fmt != "text")
     if not loaded.ok:
         if fmt == "text":
             click.echo(f"{counts['errors']} error(s), {counts['warnings']} warning(s) in contracts", err=True)
@@ -345,8 +374,22 @@ def _version_problems(config: ProjectConfig, loaded: Project, against: str) -> l
     ]
 
 
+def _profile_names() -> tuple[str, ...]:
+    from toolproof.generator.profiles import PROFILES
+
+    return tuple(PROFILES)
+
+
 @click.command()
-@click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS), help="What to print.")
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), default=None, help="What to print.")
+@click.option(
+    "--for",
+    "profile",
+    type=click.Choice(_profile_names()),
+    default=None,
+    help="Print the tools/list a client profile's host accepts (each tool rewritten or left out as that host "
+    "needs), with a report on stderr: each tool's verdict, its losses and its token difference.",
+)
 @click.option("--toolset", default=None, help="Only the tools of this tool set.")
 @click.option("--tool", "tools", multiple=True, help="Only this tool (repeatable).")
 @click.option(
@@ -355,13 +398,21 @@ def _version_problems(config: ProjectConfig, loaded: Project, against: str) -> l
     type=click.Path(exists=True, file_okay=False),
     help="A host's skills folder (repeatable): dynamic skill enums list the skills found, not the built-in default.",
 )
+@click.option(
+    "--tokens",
+    "show_tokens",
+    is_flag=True,
+    help="With a provider --format, also print each tool's and the set's definition tokens on stderr.",
+)
 @_STRICT_EXPORT
 @project_option
 def export(
-    fmt: str,
+    fmt: str | None,
+    profile: str | None,
     toolset: str | None,
     tools: tuple[str, ...],
     skills: tuple[str, ...],
+    show_tokens: bool,
     strict_export: bool,
     project: Path | None,
 ) -> None:
@@ -376,6 +427,8 @@ def export(
     from toolproof.generator.exporting import export_text, host_enums
     from toolproof.generator.project import unaccepted_losses
 
+    if (fmt is None) == (profile is None):
+        raise click.UsageError("give one of --format FORMAT and --for PROFILE")
     loaded = _load(project_or_exit(project))  # this format's losses are judged below, on their own
     served = loaded.served
     chosen = [c for c in served if (toolset is None or toolset in c.toolsets) and (not tools or c.name in tools)]
@@ -394,7 +447,13 @@ def export(
         enums, problems = host_enums(enums, skills)
         for line in problems:
             click.echo(f"warning: {line}", err=True)
+    if profile is not None:
+        _export_for(profile, loaded, chosen, enums, strict_export)
+        return
+    assert fmt is not None  # one of the two, checked above
     text, losses = export_text(fmt, chosen, enums)
+    if show_tokens:
+        _echo_tokens(fmt, text)
     losses = unaccepted_losses(loaded, losses)
     if strict_export and losses:
         for loss in losses:
@@ -404,6 +463,37 @@ def export(
             )
         sys.exit(1)
     click.echo(text, nl=False)
+
+
+def _export_for(
+    profile: str, loaded: Project, chosen: list[Contract], enums: Mapping[str, list[str]], strict: bool
+) -> None:
+    """``export --for``: the profile's tools/list on stdout, the report on stderr; exit 1 if strict and not clean."""
+    from toolproof.generator.exporting import profile_export
+
+    text, report, clean = profile_export(profile, loaded.config, chosen, enums)
+    click.echo(report, nl=False, err=True)
+    click.echo(text, nl=False)
+    if strict and not clean:
+        sys.exit(1)
+
+
+def _echo_tokens(fmt: str, text: str) -> None:
+    """``export --tokens``: each tool's definition tokens and the set's, as a request carries them, on stderr."""
+    import json
+
+    from toolproof.generator.exports import DEFINITION_FORMATS
+    from toolproof.generator.tokens import counter, tool_costs
+
+    if fmt not in DEFINITION_FORMATS:
+        raise click.UsageError(
+            f"--tokens counts tool definitions: give a provider format ({', '.join(DEFINITION_FORMATS)})"
+        )
+    costs = tool_costs(fmt, json.loads(text))
+    click.echo(f"{fmt}: tokens by {counter().name} ({costs.accuracy})", err=True)
+    for tool, tokens in costs.tools.items():
+        click.echo(f"  {tool}: {tokens}", err=True)
+    click.echo(f"  all {len(costs.tools)} tool(s), as one request's array: {costs.total}", err=True)
 
 
 @click.command()

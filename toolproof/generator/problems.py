@@ -4,7 +4,8 @@ Every problem names its rule: a stable ID (``TP201``) and a kebab-case name
 (``unknown-keyword``). IDs never change meaning and are never reused, so CI
 configuration, SARIF baselines and people can rely on them. The first digit
 groups the rules: 0 the file and its YAML, 1 the contract format and catalogue,
-2 the JSON Schemas, 3 the examples, 4 the project and its exports.
+2 the JSON Schemas, 3 the examples, 4 the project and its exports, 6 client profiles and
+token budgets, 7 the descriptions a model reads (their levels a project may change).
 
 Rules enforced by ajv's strict mode (``new Ajv2020({strict: true})``) are
 errors, so a contract that lint passes compiles there too; the documentation's
@@ -152,6 +153,23 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP550", "ask-form", _E, "A question lacks what its kind needs, or its form is not an elicitation form."),
         Rule("TP551", "example-answers", _E, "A scripted answer names no question, or its value breaks the form."),
         Rule("TP552", "unscripted-ask", _W, "A question no example answers: conformance never replays it."),
+        # 6: client profiles and token budgets
+        Rule("TP601", "profile-refused", _E, "A host the project requires (lint.profiles) refuses a tool."),
+        Rule("TP602", "profile-rewritten", _N, "A host the project requires rewrites a tool's definition."),
+        Rule("TP603", "profile-setting", _E, "lint.profiles or lint.server-name in the settings is wrong."),
+        Rule("TP604", "tool-over-budget", _E, "A tool's definition costs more tokens than lint.budgets.tool."),
+        Rule("TP605", "toolset-over-budget", _E, "A tool set's definitions cost more tokens than budgets.toolset."),
+        Rule("TP606", "budget-setting", _E, "lint.budgets in the settings is wrong."),
+        Rule("TP607", "level-setting", _E, "lint.levels in the settings is wrong."),
+        # 7: the descriptions a model reads
+        Rule("TP701", "thin-description", _N, "A tool's description is under 2 sentences or 12 words."),
+        Rule("TP702", "description-without-when", _N, "A tool's description never says when to use it."),
+        Rule("TP703", "description-without-result", _N, "A tool's description never says what it returns."),
+        Rule("TP704", "near-duplicate-tool", _N, "Two tools of one set read alike and neither names the other."),
+        Rule("TP705", "undescribed-parameter", _N, "An input property has no description."),
+        Rule("TP706", "undescribed-enum-value", _N, "An enum value its property's description never mentions."),
+        Rule("TP707", "error-without-hint", _N, "A catalogue error has no hint, or one of under 3 words."),
+        Rule("TP708", "description-too-long", _E, "A tool's description is over 1,024 characters (OpenAI's limit)."),
     )
 }
 # fmt: on
@@ -673,6 +691,96 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "Add an example whose `answers` script the client's answer to the question (`accept`, and a `decline` or "
         "`cancel` where the tool must then not act): the generated tests and `toolproof conform` replay it, so the "
         "question and what the tool does with each answer are tested.",
+    ),
+    # 6: client profiles and token budgets
+    "TP601": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint]\nprofiles = [\"bedrock-agentcore\"]\n"
+        "# contracts/tree.yaml: input.properties.node: {$ref: \"#/$defs/node\"}, node holding children: [node]\n"
+        "# error [TP601] bedrock-agentcore refuses tool 'tree': input/properties/node: $ref #/$defs/node is\n"
+        "#   recursive, so no inlining can remove it",
+        "Change the schema so the host takes it (here: a bounded, non-recursive shape), or drop the profile from "
+        "`lint.profiles` if the project does not serve that host. `toolproof lint --matrix` shows every tool "
+        "against every profile, with the reason, and the [profiles page](../profiles.md) cites each host's source.",
+    ),
+    "TP602": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint]\nprofiles = [\"gemini-cli\"]\n"
+        "# note [TP602] gemini-cli rewrites tool 'echo': 2 change(s) (input/properties/when:format moved to "
+        "description, ...)",
+        "Usually nothing: `toolproof export --for gemini-cli` writes the rewritten definitions, with the loss "
+        "report and the token difference. Accept the loss under the profile's name "
+        "(`accept-losses.gemini-cli = [\"echo:input/properties/when:format\"]`), which `--strict-export` needs, "
+        "or change the schema if the host's rewrite loses what the model needs.",
+    ),
+    "TP603": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint]\nprofiles = [\"claude-code\"]",
+        "Name profiles that exist (`toolproof lint --matrix` lists them; here `claude`), as a list of strings; "
+        "`server-name` is a string.",
+    ),
+    "TP604": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint.budgets]\ntool = 300\n"
+        "# error [TP604] tool 'read_file': its openai definition costs 612 tokens (o200k_base, exact);"
+        " the budget is 300",
+        "Shorten what the model reads (the description, parameter descriptions, enums), split the tool, or raise "
+        "the budget. `toolproof lint --tokens` prints every tool's cost per format.",
+    ),
+    "TP605": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint.budgets]\ntoolset = 1500\n"
+        "# error [TP605] tool set 'all': its anthropic definitions cost 2,204 tokens (estimate); the budget is 1500",
+        "Make the tools cheaper, split the set into smaller tool sets a host loads one at a time, or raise the "
+        "budget.",
+    ),
+    "TP606": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint.budgets]\ntool = \"1k\"",
+        "Write `tool` and `toolset` as positive integers (tokens), and `formats` as a list of definition formats "
+        "(`openai`, `openai-responses`, `anthropic`, `mcp`, `gemini`, `gemini-openapi`).",
+    ),
+    "TP607": RuleDoc(
+        "# pyproject.toml\n[tool.toolproof.lint.levels]\nTP201 = \"off\"",
+        "Name a rule of the 6xx or 7xx groups, by ID or name, with a level: `error`, `warning`, `note` or `off`. "
+        "Other rules keep their level: what they find breaks generation, serving or a provider.",
+    ),
+    # 7: the descriptions a model reads
+    "TP701": RuleDoc(
+        "description: Reads a file.",
+        "Write what the tool does, when to use it (and when not), and what it returns: Anthropic asks for 3-4 "
+        "sentences per tool, OpenAI for the purpose of the function and what the output represents.",
+    ),
+    "TP702": RuleDoc(
+        "description: Reads a file from the workspace. Returns its text.",
+        "Add when to use the tool, and when not: \"Use this before editing a file, not to list a folder.\" (Anthropic: "
+        "say when the tool should be used, and when it shouldn't.)",
+    ),
+    "TP703": RuleDoc(
+        "description: Reads a file from the workspace. Use it before editing the file.",
+        "Add what comes back: \"Returns the lines, numbered, and whether more follow.\" (OpenAI: describe what "
+        "the output represents.)",
+    ),
+    "TP704": RuleDoc(
+        "# two tools of tool set files:\n# read_file:  Read a text file from the workspace. Returns its lines.\n"
+        "# file_read:  Read a file from the workspace. Returns its text lines.",
+        "Say in each description when to use it rather than the other, naming it: \"For a window of lines of a "
+        "large file use read_file instead.\" Or merge the two tools: near-duplicates make a model guess.",
+    ),
+    "TP705": RuleDoc(
+        "input:\n  properties:\n    path: {type: string}",
+        "Describe every parameter, its meaning and format: `path: {type: string, description: The file to read, "
+        "relative to the workspace.}`",
+    ),
+    "TP706": RuleDoc(
+        "input:\n  properties:\n    mode: {enum: [fast, exact], description: How to compare.}",
+        "Say what each value means in the description: `description: How to compare: fast hashes sizes only, "
+        "exact reads both files.`",
+    ),
+    "TP707": RuleDoc(
+        "errors:\n  not_found:\n    message: \"No such word\"",
+        "Add a hint that tells the model what to do next: `hint: Check the path, relative to the workspace, then "
+        "retry.` (Anthropic: error responses should communicate specific and actionable improvements.)",
+    ),
+    "TP708": RuleDoc(
+        "description: >-\n  (1,103 characters)\n"
+        "# OpenAI: Invalid 'tools[13].function.description': string too long (getsentry/sentry-mcp#106)",
+        "Keep the description under 1,024 characters: move reference material into a document the tool serves "
+        "(as the built-in gateway tools do with their SKILL.md), or into parameter descriptions.",
     ),
 }
 # fmt: on

@@ -160,7 +160,9 @@ def builtin_skill_names() -> list[str]:
 
 def _acceptance(project: Project) -> tuple[list[AcceptedLoss], list[Problem]]:
     tools = {c.name for c in project.served}  # its own and the included built-in ones: their losses are exported too
-    return accepted_losses(project.config, tools, DEFINITION_FORMATS)
+    from toolproof.generator.profiles import PROFILES
+
+    return accepted_losses(project.config, tools, (*DEFINITION_FORMATS, *PROFILES))
 
 
 def unaccepted_losses(project: Project, losses: Iterable[Loss]) -> list[Loss]:
@@ -226,7 +228,7 @@ def _export_problems(project: Project, *, strict_export: bool, show_losses: bool
                 place = (definition.file, definition.line, definition.column)
             problems.append(rule("export-loss").at(*place, message, level))
     for entry in accepted:
-        if entry not in used:
+        if entry.provider in DEFINITION_FORMATS and entry not in used:  # a profile's entries: fitness judges them
             message = f"accept-losses.{entry.provider}: '{entry.entry}' matches no loss of {entry.provider}; remove it"
             problems.append(
                 rule("unused-accepted-loss").at(*settings_mark(project.config, entry.provider, entry.entry), message)
@@ -701,7 +703,12 @@ def _scope_problems(config: ProjectConfig, contracts: Iterable[Contract]) -> lis
 
 
 def load_project(
-    root: Path | ProjectConfig, *, strict_export: bool = False, show_losses: bool = False, loss_summary: bool = False
+    root: Path | ProjectConfig,
+    *,
+    strict_export: bool = False,
+    show_losses: bool = False,
+    loss_summary: bool = False,
+    fit: bool = False,
 ) -> Project:
     """Load and check every contract of a project.
 
@@ -711,6 +718,8 @@ def load_project(
         show_losses: report every such loss as a note.
         loss_summary: with ``show_losses``, one note per tool counting its losses by provider instead
             (``toolproof lint`` without ``--verbose``); a strict export still reports each loss.
+        fit: also check what ``lint`` alone checks (``fitness.fit_problems``): the descriptions, the client
+            profiles the settings require and the token budgets.
     """
     config = root if isinstance(root, ProjectConfig) else config_for(root)
     project = Project(config)
@@ -730,5 +739,9 @@ def load_project(
                     project, strict_export=strict_export, show_losses=show_losses, loss_summary=loss_summary
                 )
             )
+            if fit:  # the contracts all load: export problems (a limit, a strict loss) do not hide these
+                from toolproof.generator.fitness import fit_problems
+
+                project.problems.extend(fit_problems(project, strict_export=strict_export))
     project.problems = sorted(dict.fromkeys(project.problems))  # a shared definition's problem, once
     return project

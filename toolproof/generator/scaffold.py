@@ -124,7 +124,8 @@ version: 1.0.0
 title: Count words
 description: >-
   Count the words and characters of a text. Use it when the user asks how long
-  a text is; words are runs of characters between white space.
+  a text is; words are runs of characters between white space. Returns both
+  counts.
 annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
 input:
   type: object

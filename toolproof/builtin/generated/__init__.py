@@ -2,11 +2,11 @@
 # source: toolproof/builtin/contracts/file_read.yaml
 # sha256: e8317e98a3162f9b89c657c52fe0e51fcfab42cd519133d1644ce59a2aa50561
 # source: toolproof/builtin/contracts/get_skill.yaml
-# sha256: 10b4f202c34cfc4212bc5f2c107542049e6e67a3a473fbe078d6e31366b9c0cb
+# sha256: a68730d5ce134f6c2f0f08371a36eb82d7de6e0f660a384fc011acf58f1acb75
 # source: toolproof/builtin/contracts/read_file.yaml
 # sha256: 9eaef83f85eb7e68daeaa5a3a3b9efc1ad77fe60021b49e9bb04261daed55167
 # source: toolproof/builtin/contracts/read_file_in_skill.yaml
-# sha256: 3eecce8a7a1d2a316c5caaa9e098a5f0ce5837bf96fae3f4f504a59000493718
+# sha256: d1e1be3a31b3441db7642da6915c568d58e854149ca31dd4a80fc52992ae97e3
 # source: toolproof/builtin/contracts/read_skill.yaml
 # sha256: 9c42a9cb3c6779249595109809a5d99747287067e5bc29e2b9c52514f03b70e2
 
