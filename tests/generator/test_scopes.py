@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from toolproof.cli import cli
 from toolproof.generator.published import contract_format_schema
+from toolproof.runtime.digests import DIGEST_META_KEY
 from toolproof.runtime.project import ProjectError, load_config
 from toolproof.runtime.spec import ToolSpec
 
@@ -37,7 +38,7 @@ def test_gen_carries_a_contracts_scopes_to_the_mcp_export_the_published_contract
     assert result.exit_code == 0, result.output
     exports = root / "generated" / "exports"
     (tool,) = json.loads((exports / "mcp" / "all.json").read_text(encoding="utf-8"))["tools"]
-    assert tool["_meta"] == {"securitySchemes": [{"type": "oauth2", "scopes": ["notes:read", "notes:write"]}]}
+    assert tool["_meta"]["securitySchemes"] == [{"type": "oauth2", "scopes": ["notes:read", "notes:write"]}]
     published = json.loads((exports / "contract" / "echo.json").read_text(encoding="utf-8"))
     assert published["scopes"] == ["notes:read", "notes:write"]
     Draft202012Validator(contract_format_schema()).validate(published)
@@ -53,7 +54,7 @@ def test_a_contract_without_scopes_exports_no_security_schemes(tmp_path: Path) -
 
     assert CliRunner().invoke(cli, ["gen", "--project", str(root)]).exit_code == 0
     (tool,) = json.loads((root / "generated/exports/mcp/all.json").read_text(encoding="utf-8"))["tools"]
-    assert "_meta" not in tool
+    assert set(tool["_meta"]) == {DIGEST_META_KEY}, "only the pinned digest"
 
 
 def test_lint_names_a_scope_the_project_does_not_declare_and_gen_refuses_it(tmp_path: Path) -> None:

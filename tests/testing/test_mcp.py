@@ -10,6 +10,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 import toolproof.builtin.generated
@@ -30,6 +31,7 @@ from toolproof.testing.mcp import (
     stderr_excerpt,
 )
 
+CONTRACTS = Path(__file__).parents[2] / "toolproof" / "builtin" / "contracts"
 OURS = f"{sys.executable} -m toolproof serve mcp --workspace {{workspace}} --skills {{skills}}"
 BROKEN = (
     f"{sys.executable} {Path(__file__).parent / 'broken_mcp_server.py'} --workspace {{workspace}} --skills {{skills}}"
@@ -379,11 +381,13 @@ def test_a_tool_listed_with_another_title_description_or_hint_fails_once_naming_
     runner: CliRunner,
 ) -> None:
     outcomes = run_conformance(_bent("foreign,misdescribed"), _listing_only(_specs("get_skill")), jobs=4)
+    # The server appends " Also writes it." to the contract's description: they differ from just after its end.
+    described = yaml.safe_load((CONTRACTS / "get_skill.yaml").read_text(encoding="utf-8"))["description"]
 
     assert [o.detail for o in outcomes if o.example == DEFINITION] == [
         "tools/list gives 'get_skill' a title other than the contract's: from character 1:"
         ' the server has "Another title", the contract has "Get skill"; '
-        "tools/list gives 'get_skill' a description other than the contract's: from character 111:"
+        f"tools/list gives 'get_skill' a description other than the contract's: from character {len(described) + 1}:"
         ' the server has "... documentation file. Also writes it.", the contract has "... documentation file."; '
         "tools/list gives 'get_skill' annotations.readOnlyHint leaves it out (MCP's default: false);"
         " the contract's is true"

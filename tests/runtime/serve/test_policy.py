@@ -62,6 +62,7 @@ def test_middleware_the_settings_name_runs_around_a_call_of_the_project(project:
 
 
 def test_a_middleware_that_is_not_there_stops_the_command_naming_it(project: Path) -> None:
+    (project / "policies.py").write_text(POLICIES, encoding="utf-8")
     _with(project, '[[tool.toolproof.serve.middleware]]\nfunction = "policies:nothing"\n')
 
     result = CliRunner().invoke(cli, ["call", "word_count", "--args", '{"text": "a"}', "--project", str(project)])
