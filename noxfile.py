@@ -88,6 +88,7 @@ def bench(session: nox.Session) -> None:
     """Print the benchmark figures (never part of the tests)."""
     session.run("python", "benchmarks/dispatch.py", *session.posargs)
     session.run("python", "benchmarks/policy.py", *session.posargs)
+    session.run("python", "benchmarks/tracing.py", *session.posargs)
     session.run("python", "benchmarks/files.py", *session.posargs)
     session.run("python", "benchmarks/tokens.py")
     session.run("python", "benchmarks/serve.py", *session.posargs)
