@@ -99,6 +99,7 @@ _LINT_GROUPS: Final = {
     "2": "The JSON Schemas",
     "3": "The examples",
     "4": "The project and its exports",
+    "5": "Resources and prompts",
 }
 
 

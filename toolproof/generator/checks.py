@@ -26,6 +26,8 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
+from toolproof.generator.kindchecks import kind_problems
+from toolproof.generator.kinds import implied
 from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
 from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
@@ -165,6 +167,7 @@ class _Checker:
             self.add(path, "contract-format", f"contract format: {describe(error)}")
         if meta_errors:
             return self.problems
+        implied(self.data)  # a resource's or prompt's output and annotations: checked as a tool's are
         self.problems.extend(check_schema(self.source, ("input",)))
         self.problems.extend(check_schema(self.source, ("output",)))
         for code, entry in self.data["errors"].items():
@@ -175,6 +178,7 @@ class _Checker:
         templates_ok = self._render() and templates_ok
         self._gate()
         self._dynamic_enums()
+        self.problems.extend(kind_problems(self.source))
         if not any(p.level is Level.ERROR for p in self.problems) and templates_ok and not self.source.settled:
             self._examples()  # settled: a $ref bundling could not resolve, reported there
             self.problems.extend(python_only_texts(self.source))

@@ -4,7 +4,7 @@ Every problem names its rule: a stable ID (``TP201``) and a kebab-case name
 (``unknown-keyword``). IDs never change meaning and are never reused, so CI
 configuration, SARIF baselines and people can rely on them. The first digit
 groups the rules: 0 the file and its YAML, 1 the contract format and catalogue,
-2 the JSON Schemas, 3 the examples, 4 the project and its exports.
+2 the JSON Schemas, 3 the examples, 4 the project and its exports, 5 resources and prompts.
 
 Rules enforced by ajv's strict mode (``new Ajv2020({strict: true})``) are
 errors, so a contract that lint passes compiles there too; the documentation's
@@ -135,6 +135,11 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP409", "missing-handler", _E, "A contract's handler module or function is not there; serve refuses it."),
         Rule("TP410", "unknown-need", _E, "needs names no resource the factories supply (a warning without any)."),
         Rule("TP411", "missing-factory", _E, "A resource factory the settings name is not there; serve refuses it."),
+        # 5: resources and prompts
+        Rule("TP501", "resource-uri-template", _E, "A resource's URI template uses a form the runtime cannot match."),
+        Rule("TP502", "resource-uri-parameters", _E, "A URI template's variables and the input's properties differ."),
+        Rule("TP503", "prompt-argument-type", _E, "A prompt argument that is not a string (MCP sends strings)."),
+        Rule("TP504", "resource-max-bytes", _E, "An example's expected content is larger than max_bytes."),
     )
 }
 # fmt: on
@@ -548,6 +553,36 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "#   (did you mean 'resources'?); serve, call and conform would refuse the project",
         "Name a function that returns the project's resources as `module:function` (`host:resources`), or write "
         "it. Lint reads the module's source and runs none of it.",
+    ),
+    # 5: resources and prompts
+    "TP501": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://{/path*}\", mime_type: text/plain}\n"
+        "# error [TP501] resource.uri: expression '{/path*}' is not supported: write {name} or {+name}, "
+        "one variable each",
+        "Write each expression as `{name}` (one path segment: no `/`, `?` or `#`) or `{+name}` (any characters, "
+        "`/` included), one variable each: those are the RFC 6570 forms a URI can be matched back to without "
+        "guessing.",
+    ),
+    "TP502": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://{key}\", mime_type: text/plain}\n"
+        "input: {type: object, properties: {name: {type: string}}, required: [name]}\n"
+        "# error [TP502] URI template variable 'key' is not an input property",
+        "Make the input's properties exactly the template's variables, each required and each a string "
+        "(`input: {type: object, properties: {key: {type: string}}, required: [key]}`): a URI carries every "
+        "variable, as text.",
+    ),
+    "TP503": RuleDoc(
+        "kind: prompt\ninput: {type: object, properties: {count: {type: integer}}}\n"
+        "# error [TP503] prompt argument 'count' must be a string field (type: string)",
+        "Declare each argument `type: string` (with `enum`, `pattern` or `format` to narrow it) and parse it in the "
+        "handler: MCP's `prompts/get` sends every argument as a string, and no client converts one.",
+    ),
+    "TP504": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://today\", mime_type: text/plain, max_bytes: 4}\n"
+        "examples:\n  - name: reads today\n    input: {}\n    expect: {output: {text: \"longer than four bytes\"}}\n"
+        "# error [TP504] the expected content takes 22 bytes, more than max_bytes (4)",
+        "Raise `max_bytes`, or expect a smaller content: a read larger than `max_bytes` ends in "
+        "`response_too_large`, so the example could never pass.",
     ),
 }
 # fmt: on

@@ -72,6 +72,8 @@ def _stub(c: Contract, layout: Layout) -> str:
 
 
 _PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors", "contract"})
+_TOOL_ONLY = frozenset({"typescript"})
+"""The files a resource or prompt has not: TypeScript serves tools only."""
 """The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
 
 
@@ -227,7 +229,10 @@ def render_all(
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     if exports is None:
         exports = export_all(contracts, enums)
-    openai_all = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
+    definitions = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
+    mcp_all = exports["mcp"]["all"].data  # a resource's or prompt's page shows its MCP entry: no provider has one
+    for key in ("resources", "resourceTemplates", "prompts"):
+        definitions |= {entry["name"]: entry for entry in mcp_all.get(key, ())}
     builtin_modules = {c.module for c in builtin}
     for c in contracts:
         if c.module in PACKAGE_ENTRIES:  # lint refuses the name (module-clash): never overwrite the package's own
@@ -237,7 +242,7 @@ def render_all(
         paths = {
             kind: f"{out}/{path}"
             for kind, path in tool_files(c.module, builtin=is_builtin).items()
-            if kind not in _PER_TOOL_EXPORTS or kind in layout.exports
+            if (kind not in _PER_TOOL_EXPORTS or kind in layout.exports) and (c.is_tool or kind not in _TOOL_ONLY)
         }
         texts: dict[str, str] = {}
         jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
@@ -248,8 +253,8 @@ def render_all(
         texts["tests"] = _conformance_test(c, layout, package)
         texts["properties"] = _properties_test(c, layout)  # annotations checked
         texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
-        texts["docs"] = render_docs(c, openai_all[c.name], layout)
-        if "typescript" in layout.exports:
+        texts["docs"] = render_docs(c, definitions[c.name], layout)
+        if "typescript" in layout.exports and c.is_tool:
             texts["typescript"] = env.get_template("tool.d.ts.jinja").render(
                 c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
             )
@@ -267,9 +272,11 @@ def render_all(
         files |= {paths[kind]: text for kind, text in texts.items()}
         json_files |= {paths[kind]: value for kind, value in jsons.items()}
     if "typescript" in layout.languages:
-        files |= _typescript_modules(own, layout, exports)
-    json_files[f"{out}/openapi.json"] = (
-        dump_json(openapi_document(contracts, enums, layout.api or ApiInfo(UNNAMED, __version__))),
+        files |= _typescript_modules([c for c in own if c.is_tool], layout, exports)
+    json_files[f"{out}/openapi.json"] = (  # REST serves tools only
+        dump_json(
+            openapi_document([c for c in contracts if c.is_tool], enums, layout.api or ApiInfo(UNNAMED, __version__))
+        ),
         all_sources,
     )
     for fmt, per_set in exports.items():

@@ -128,6 +128,10 @@ class ToolSpec:
     """Seconds a call may run before it ends in ``timed_out``; None: no limit, the handler runs inline."""
     attaches: frozenset[str] = frozenset()
     """Kinds of content block the handler may attach (``ctx.attach``); any other is refused."""
+    kind: str = "tool"
+    """``tool``, ``resource`` (served by ``resources/read``) or ``prompt`` (``prompts/get``): only tools are called."""
+    resource: Mapping[str, JSON] | None = None
+    """A resource's ``uri`` (or URI template), ``mime_type`` and ``max_bytes``."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -159,6 +163,8 @@ class ToolSpec:
             render_error_output=ErrorOutput.parse(error_output) if error_output else None,
             timeout=data.get("timeout"),
             attaches=frozenset(data.get("attaches", ())),
+            kind=data.get("kind", "tool"),
+            resource=data.get("resource"),
         )
 
     @property

@@ -2,6 +2,12 @@
 # Change the contract and run `toolproof gen --project tests/conformance_project`.
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 76f1b77c60db59855b8b1b87d16fa3c6684544daec4025a60a495839c2699374
+# source: contracts/static_binary.yaml
+# sha256: 4d04a89154739bbb5f5a3605a6a224df4909c1dc93381006e7128ccc7e26585a
+# source: contracts/static_text.yaml
+# sha256: 95dafc27db25c6f9bab7f42f2f42e4127da513e2e1890fff2d4524e5b4eb6376
+# source: contracts/template_data.yaml
+# sha256: 480fe3bf90433cc415472b925f944e58a73dabf9168b1244b214cc62604b06d9
 # source: contracts/test_audio_content.yaml
 # sha256: e830a7fd8401b4510a6e7844be8d8946ca609ec201b64a9ff425c7bff0e691c4
 # source: contracts/test_embedded_resource.yaml
@@ -14,6 +20,14 @@
 # sha256: 9ce6b6f0f81067de7969bdf60ff90278a4e1f4f6ebe491eb43e552bb36121369
 # source: contracts/test_multiple_content_types.yaml
 # sha256: 8acf9276937c5427fb6e0befb6b4b6f656b831f74da02ca8e0c4fbe7c547b90b
+# source: contracts/test_prompt_with_arguments.yaml
+# sha256: 87c9308c478147a947a3f4a3aa0a4ad72f38028ac64d4957bf1683cbac4c9162
+# source: contracts/test_prompt_with_embedded_resource.yaml
+# sha256: d534b7b66122bfd21a8a8b090c24172336eac0d28b7ae3d13af8180456f31aa3
+# source: contracts/test_prompt_with_image.yaml
+# sha256: 4f4b93160328463e2617ac1bb20faa5256c8be2a63626be998456a9332f3b4d4
+# source: contracts/test_simple_prompt.yaml
+# sha256: 747b6c10c01552a8027169a35f39ca4b731a8ed9e75743ce8dd3b3a672e721ab
 # source: contracts/test_simple_text.yaml
 # sha256: af1e831ed22a7c63dab21a78d7b09dc6f932db4d1479b7964235944ddaaf5b94
 # source: contracts/test_tool_with_logging.yaml
@@ -33,12 +47,19 @@ __all__ = ["CONTRACTS", "TOOLS", "TOOLSETS"]
 
 CONTRACTS: Final[tuple[str, ...]] = (
     "json_schema_2020_12_tool",
+    "static_binary",
+    "static_text",
+    "template_data",
     "test_audio_content",
     "test_embedded_resource",
     "test_error_handling",
     "test_image_content",
     "test_logging_tool",
     "test_multiple_content_types",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+    "test_simple_prompt",
     "test_simple_text",
     "test_tool_with_logging",
     "test_tool_with_progress",
@@ -47,12 +68,19 @@ CONTRACTS: Final[tuple[str, ...]] = (
 
 TOOLS: Final[dict[str, str]] = {
     "json_schema_2020_12_tool": "json_schema_2020_12_tool",
+    "static_binary": "static_binary",
+    "static_text": "static_text",
+    "template_data": "template_data",
     "test_audio_content": "test_audio_content",
     "test_embedded_resource": "test_embedded_resource",
     "test_error_handling": "test_error_handling",
     "test_image_content": "test_image_content",
     "test_logging_tool": "test_logging_tool",
     "test_multiple_content_types": "test_multiple_content_types",
+    "test_prompt_with_arguments": "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource": "test_prompt_with_embedded_resource",
+    "test_prompt_with_image": "test_prompt_with_image",
+    "test_simple_prompt": "test_simple_prompt",
     "test_simple_text": "test_simple_text",
     "test_tool_with_logging": "test_tool_with_logging",
     "test_tool_with_progress": "test_tool_with_progress",
