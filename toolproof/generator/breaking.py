@@ -446,6 +446,7 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
     They passed the checks of their day; today's checks may be stricter, and
     the comparison needs only what they say.
     """
+    from toolproof.generator.kinds import implied
     from toolproof.generator.model import build_contract
     from toolproof.generator.shared import SharedDefs, bundle, load_shared
     from toolproof.generator.source import load_source
@@ -464,6 +465,12 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
         if missing:
             raise BreakingError(f"the contracts at {ref} do not load: {missing[0]}")
         data = source.data
+        if (
+            isinstance(data, dict)
+            and data.get("kind") in ("resource", "prompt")
+            and isinstance(data.get("resource", {}), Mapping)
+        ):
+            implied(data)  # a resource's or prompt's output and annotations
         if not isinstance(data, Mapping) or not all(isinstance(data.get(k), Mapping) for k in ("input", "output")):
             raise BreakingError(f"the contracts at {ref} do not load: {display} is not a contract")
         try:

@@ -27,7 +27,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from toolproof.generator.kindchecks import kind_problems
-from toolproof.generator.kinds import implied
+from toolproof.generator.kinds import IMPLIED_KEYS, implied
 from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
 from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
@@ -155,6 +155,8 @@ class _Checker:
         if not isinstance(self.data, dict):
             self.add((), "contract-format", "a contract is a YAML mapping (name: ..., input: ...)")
             return self.problems
+        if self._kind_keys():
+            return self.problems
         meta_errors = _errors(_meta_validator, _meta_fast(), self.data)
         for error in meta_errors:
             path = tuple(error.absolute_path)
@@ -183,6 +185,22 @@ class _Checker:
             self._examples()  # settled: a $ref bundling could not resolve, reported there
             self.problems.extend(python_only_texts(self.source))
         return self.problems
+
+    def _kind_keys(self) -> bool:
+        """Report the keys a contract's kind forbids (the meta-schema would say only "False schema"); True if any."""
+        kind = self.data.get("kind", "tool")
+        found = False
+        if kind in ("resource", "prompt"):
+            for key in IMPLIED_KEYS:
+                if key in self.data:
+                    message = f"a {kind} contract writes no '{key}': its kind implies it, or has none"
+                    self.add((key,), "contract-format", message, key=True)
+                    found = True
+        for key in ("resource", "completions"):
+            if key in self.data and kind != "resource" and (key == "resource" or kind not in ("prompt", "resource")):
+                self.add((key,), "contract-format", f"'{key}' belongs to a kind: resource contract", key=True)
+                found = True
+        return found
 
     def _file_name(self) -> None:
         expected = module_name(self.data["name"])

@@ -1,4 +1,4 @@
-"""The checks of resource and prompt contracts (rules TP501-TP504), beside the ones every contract gets."""
+"""The checks of resource and prompt contracts (rules TP501-TP505), beside the ones every contract gets."""
 
 from __future__ import annotations
 
@@ -19,11 +19,19 @@ def kind_problems(source: Source) -> list[Problem]:
     """The problems of a contract's kind-specific parts (none for a tool); ``source`` passed the meta-schema."""
     data: Mapping[str, Any] = source.data
     kind = kind_of(data)
-    if kind == "resource":
-        return _resource(source, data)
-    if kind == "prompt":
-        return _prompt(source, data)
-    return []
+    if kind == "tool":
+        return []
+    problems = _resource(source, data) if kind == "resource" else _prompt(source, data)
+    props = data["input"].get("properties", {})
+    for name in data.get("completions", {}):
+        prop = props.get(name)
+        if not isinstance(prop, Mapping) or prop.get("type") != "string":
+            message = f"completions names '{name}', which is no string argument"
+            problems.append(source.problem(("completions", name), "completion-source", message, key=True))
+        elif "enum" in prop or name in data.get("dynamic_enums", {}):
+            message = f"'{name}' completes from its enum already; leave it out of completions"
+            problems.append(source.problem(("completions", name), "completion-source", message, key=True))
+    return problems
 
 
 def _resource(source: Source, data: Mapping[str, Any]) -> list[Problem]:

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 __all__ = [
     "IMPLIED_ANNOTATIONS",
+    "IMPLIED_KEYS",
     "KINDS",
     "PROMPT_OUTPUT",
     "implied",
@@ -36,6 +37,9 @@ KINDS: Final = ("tool", "resource", "prompt")
 
 IMPLIED_ANNOTATIONS: Final = {"read_only": True, "destructive": False, "idempotent": True, "open_world": False}
 """A resource read or a prompt get changes nothing; the properties test checks the handler keeps to it."""
+
+IMPLIED_KEYS: Final = ("output", "annotations", "render", "skill_gate", "attaches", "same_answer")
+"""What a resource or prompt contract may not write: its kind implies it, or it has no such thing."""
 
 _TEXT_SUFFIXES: Final = ("+json", "+xml", "+yaml")
 _TEXT_TYPES: Final = frozenset(

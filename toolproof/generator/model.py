@@ -120,6 +120,8 @@ class Contract:
     """``tool``, ``resource`` or ``prompt`` (``kinds``)."""
     resource: Mapping[str, Any] | None = None
     """A resource's ``uri`` (or URI template), ``mime_type``, ``max_bytes`` and MCP ``annotations``."""
+    completions: Mapping[str, str] = field(default_factory=dict)
+    """Arguments whose ``completion/complete`` values a host's resource supplies, by source."""
 
     @property
     def is_tool(self) -> bool:
@@ -166,6 +168,7 @@ class Contract:
         return {
             **({"kind": self.kind} if self.kind != "tool" else {}),
             **({"resource": dict(self.resource)} if self.resource is not None else {}),
+            **({"completions": dict(self.completions)} if self.completions else {}),
             "name": self.name,
             "module": self.module,
             "handler": self.handler,
@@ -302,6 +305,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         shared_schemas=_shared_schemas(data, source.shared),
         kind=kind_of(data),
         resource=data.get("resource"),
+        completions=data.get("completions", {}),
     )
 
 

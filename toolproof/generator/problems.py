@@ -140,6 +140,7 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP502", "resource-uri-parameters", _E, "A URI template's variables and the input's properties differ."),
         Rule("TP503", "prompt-argument-type", _E, "A prompt argument that is not a string (MCP sends strings)."),
         Rule("TP504", "resource-max-bytes", _E, "An example's expected content is larger than max_bytes."),
+        Rule("TP505", "completion-source", _E, "completions names no string argument, or one with an enum."),
     )
 }
 # fmt: on
@@ -583,6 +584,12 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "# error [TP504] the expected content takes 22 bytes, more than max_bytes (4)",
         "Raise `max_bytes`, or expect a smaller content: a read larger than `max_bytes` ends in "
         "`response_too_large`, so the example could never pass.",
+    ),
+    "TP505": RuleDoc(
+        "kind: prompt\ninput: {type: object, properties: {skill: {type: string}}}\ncompletions: {skil: skills}\n"
+        "# error [TP505] completions names 'skil', which is no string argument",
+        "Name a string argument of the prompt or a variable of the resource's URI template. An argument with an "
+        "`enum`, or a dynamic enum, completes from its values already: leave it out of `completions`.",
     ),
 }
 # fmt: on

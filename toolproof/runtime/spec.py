@@ -132,6 +132,8 @@ class ToolSpec:
     """``tool``, ``resource`` (served by ``resources/read``) or ``prompt`` (``prompts/get``): only tools are called."""
     resource: Mapping[str, JSON] | None = None
     """A resource's ``uri`` (or URI template), ``mime_type`` and ``max_bytes``."""
+    completions: Mapping[str, str] | None = None
+    """A resource's or prompt's arguments whose completions a host's resource supplies, by source."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -165,6 +167,7 @@ class ToolSpec:
             attaches=frozenset(data.get("attaches", ())),
             kind=data.get("kind", "tool"),
             resource=data.get("resource"),
+            completions=data.get("completions"),
         )
 
     @property

@@ -16,8 +16,9 @@ MCP methods onto it:
 - ``prompts/get``: the arguments are the call's; the handler's output is the
   result (``{description?, messages}``). Errors as for a read, ``data.name``.
 - ``completion/complete``: the values of the argument's ``enum`` (a contract's,
-  or a dynamic enum filled by the host at start-up, such as its skills) that
-  start with what the client typed, at most ``MAX_COMPLETIONS``.
+  or a dynamic enum filled by the host at start-up, such as its skills), or of
+  the host's resource its ``completions:`` names, that start with what the
+  client typed, at most ``MAX_COMPLETIONS``.
 """
 
 from __future__ import annotations
@@ -141,7 +142,9 @@ class Offers:
         prop = spec.input_schema.get("properties", {}).get(name)
         if not isinstance(prop, Mapping):
             return error_response(request_id, INVALID_PARAMS, f"Invalid params: {spec.name} has no argument {name!r}")
-        choices = [c for c in prop.get("enum", ()) if isinstance(c, str) and c.startswith(value)]
+        source = (spec.completions or {}).get(name)
+        offered = prop.get("enum", ()) if source is None else self.runtime.enum_values(source) or ()
+        choices = [c for c in offered if isinstance(c, str) and c.startswith(value)]
         completion = {
             "values": choices[:MAX_COMPLETIONS],
             "total": len(choices),
