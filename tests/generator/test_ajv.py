@@ -18,10 +18,10 @@ from typing import Any, Final
 import pytest
 
 from toolproof.generator.checks import check_source
+from toolproof.generator.kinds import implied
 from toolproof.generator.problems import Level
 from toolproof.generator.schemalint import check_schema
 from toolproof.generator.shared import bundle, load_shared
-from toolproof.generator.kinds import implied
 from toolproof.generator.source import JsonPath, Source, load_source
 
 ROOT = Path(__file__).parents[2]
