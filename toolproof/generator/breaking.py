@@ -141,6 +141,28 @@ def _tool(old: Contract, new: Contract, out: list[Change]) -> None:
         if name not in old.needs:
             message = f"the tool now needs resource '{name}'; hosts without it no longer list the tool"
             out.append(Change("EXPORT_NEED_ADDED", ("needs", index), message))
+    _kind(old, new, out)
+
+
+def _kind(old: Contract, new: Contract, out: list[Change]) -> None:
+    """What a resource's or prompt's callers rely on beyond its schemas: its kind, its URI, its MIME type, its size."""
+    if old.kind != new.kind:
+        message = f"the contract is a {new.kind} now, not a {old.kind}: its callers reach it by another MCP method"
+        out.append(Change("WIRE_KIND_CHANGED", ("kind",), message))
+        return
+    if old.resource is None or new.resource is None:
+        return
+    if old.resource["uri"] != new.resource["uri"]:
+        message = f"the resource URI {show(old.resource['uri'])} → {show(new.resource['uri'])}; URIs clients kept read nothing"
+        out.append(Change("WIRE_RESOURCE_URI_CHANGED", ("resource", "uri"), message))
+    if old.resource["mime_type"] != new.resource["mime_type"]:
+        before, after = show(old.resource["mime_type"]), show(new.resource["mime_type"])
+        message = f"the resource's MIME type {before} → {after}; its readers parse another format"
+        out.append(Change("WIRE_RESOURCE_MIME_CHANGED", ("resource", "mime_type"), message))
+    before_max, after_max = old.resource.get("max_bytes"), new.resource.get("max_bytes")
+    if after_max is not None and (before_max is None or after_max < before_max):
+        message = f"the resource's max_bytes {show(before_max)} → {show(after_max)}; a read that passed may be refused"
+        out.append(Change("WIRE_RESOURCE_SMALLER", ("resource", "max_bytes"), message))
 
 
 def _errors(old: Contract, new: Contract, out: list[Change]) -> None:
