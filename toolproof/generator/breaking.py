@@ -153,7 +153,8 @@ def _kind(old: Contract, new: Contract, out: list[Change]) -> None:
     if old.resource is None or new.resource is None:
         return
     if old.resource["uri"] != new.resource["uri"]:
-        message = f"the resource URI {show(old.resource['uri'])} → {show(new.resource['uri'])}; URIs clients kept read nothing"
+        before, after = show(old.resource["uri"]), show(new.resource["uri"])
+        message = f"the resource URI {before} → {after}; URIs clients kept read nothing"
         out.append(Change("WIRE_RESOURCE_URI_CHANGED", ("resource", "uri"), message))
     if old.resource["mime_type"] != new.resource["mime_type"]:
         before, after = show(old.resource["mime_type"]), show(new.resource["mime_type"])

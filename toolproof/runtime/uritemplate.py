@@ -62,7 +62,7 @@ class UriTemplate:
             variables.append(name)
             if plus:
                 reserved.add(name)
-            parts.append(f"(?P<{name}>.+?)" if plus else f"(?P<{name}>[^/?#]+?)")
+            parts.append(f"(?P<{name}>.*?)" if plus else f"(?P<{name}>[^/?#]*?)")
             end = found.end()
         tail = text[end:]
         if "{" in tail or "}" in tail:

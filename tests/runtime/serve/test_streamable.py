@@ -23,6 +23,7 @@ import pytest
 from mcp import Client
 
 from tests.ports import free_port
+from tests.runtime.serve.offered import check_offers
 from toolproof.runtime.serve.http import HttpLimits
 from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS, MAX_MESSAGE_BYTES, SUPPORTED_VERSIONS, McpServer
 from toolproof.runtime.serve.streamable import StreamableMcp
@@ -160,6 +161,18 @@ def test_the_sdk_client_lists_tools_and_reads_a_file_in_a_skill_in_both_eras(ser
                 result = await client.call_tool("read_file_in_skill", args)
                 assert result.is_error is False
                 assert result.content[0].text.startswith("x = 1\n")  # type: ignore[union-attr]
+
+    anyio.run(session)
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_the_sdk_client_lists_reads_gets_and_completes_the_skill_resource_and_prompt_in_both_eras(
+    server: Server, mode: str
+) -> None:
+    async def session() -> None:
+        with anyio.fail_after(30):
+            async with Client(server.url, mode=mode) as client:
+                await check_offers(client)
 
     anyio.run(session)
 
