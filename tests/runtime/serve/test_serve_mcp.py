@@ -195,7 +195,7 @@ def test_malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving(roo
         (b"[1, 2]", -32600),
         (b'{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}', -32600),
         (b'{"jsonrpc": "2.0", "id": 2}', -32600),
-        (_request(3, "resources/list"), -32601),
+        (_request(3, "sampling/createMessage"), -32601),
         (_request(4, "tools/call", {"name": 7}), -32602),
         (_request(5, "tools/call", {"name": "file-read", "arguments": [1]}), -32602),
         (_request(6, "tools/call", []), -32602),

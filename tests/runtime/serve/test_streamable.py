@@ -537,7 +537,7 @@ def _legacy_headers(version: str | None, accept: str = "application/json, text/e
 @pytest.mark.parametrize(
     ("message", "code"),
     [
-        ({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}, -32601),
+        ({"jsonrpc": "2.0", "id": 3, "method": "sampling/createMessage"}, -32601),
         ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no-such-tool"}}, -32602),
         ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["file-read"]}, -32602),
         ({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "loud"}}, -32602),
@@ -556,7 +556,7 @@ def test_a_2025_request_gets_its_json_rpc_error_with_200_as_its_clients_expect(
 
 def test_a_2025_error_to_a_client_that_accepts_only_event_streams_is_one_event() -> None:
     app = StreamableMcp(McpServer(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
-    message = {"jsonrpc": "2.0", "id": 4, "method": "resources/list"}
+    message = {"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"}
     sent = _app_post(app, message, {"accept": "text/event-stream", "mcp-protocol-version": "2025-11-25"})
 
     assert sent[0]["status"] == 200 and (b"content-type", b"text/event-stream") in sent[0]["headers"]
