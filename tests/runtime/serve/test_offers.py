@@ -196,3 +196,12 @@ def test_the_skill_resource_refuses_hostile_names_as_get_skill_does(tmp_path: Pa
         "skill:///SKILL.md": "invalid_skill_name",
     }
     assert _ask(server, "resources/read", {"uri": "skill://calc/SKILL.md"})["contents"][0]["text"] == "# Calc\n"
+
+
+def test_a_resource_or_prompt_whose_needs_the_host_lacks_is_not_offered() -> None:
+    server = McpServer(Runtime(resources=()))  # the built-in set, but no skills: skill_doc and use_skill need them
+    initialized = _ask(server, "initialize", HANDSHAKE)
+
+    assert {"resources", "prompts", "completions"}.isdisjoint(initialized["capabilities"])
+    assert _ask(server, "resources/templates/list")["resourceTemplates"] == []
+    assert _ask(server, "prompts/get", {"name": "use_skill", "arguments": {"skill_name": "x"}})["code"] == -32602
