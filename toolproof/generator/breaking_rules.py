@@ -423,25 +423,25 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
         _NOTHING,
     ),
     "WIRE_KIND_CHANGED": RuleDoc(
-        "# before\nname: skill_doc   # a tool\n# after\nkind: resource\nname: skill_doc",
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n# after\nkind: prompt",
         f"{_MAJOR} the kind: a tool is called with tools/call, a resource read with resources/read, a prompt got "
         "with prompts/get, so no caller of the old kind reaches the new one. A new contract under a new name "
         "keeps both.",
     ),
     "WIRE_RESOURCE_URI_CHANGED": RuleDoc(
-        "# before\nresource: {uri: \"notes://{key}\", mime_type: text/plain}\n"
-        "# after\nresource: {uri: \"notes://note/{key}\", mime_type: text/plain}",
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://note/{word}\", mime_type: text/plain}",
         f"{_MAJOR} the URI: clients keep resource URIs (in conversations, links, subscriptions), and an old one now "
         "names nothing.",
     ),
     "WIRE_RESOURCE_MIME_CHANGED": RuleDoc(
-        "# before\nresource: {uri: \"notes://today\", mime_type: text/plain}\n"
-        "# after\nresource: {uri: \"notes://today\", mime_type: application/json}",
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/markdown}",
         f"{_MAJOR} the MIME type: readers choose how to parse the content by it (and text or base64 follows it).",
     ),
     "WIRE_RESOURCE_SMALLER": RuleDoc(
-        "# before\nresource: {uri: \"notes://today\", mime_type: text/plain, max_bytes: 65536}\n"
-        "# after\nresource: {uri: \"notes://today\", mime_type: text/plain, max_bytes: 4096}",
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain, max_bytes: 65536}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain, max_bytes: 4096}",
         "Raise `max_bytes` back if contents of that size are still read; otherwise tell readers, who may now get "
         "`response_too_large` where they got the content.",
     ),
