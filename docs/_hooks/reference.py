@@ -99,7 +99,7 @@ _LINT_GROUPS: Final = {
     "2": "The JSON Schemas",
     "3": "The examples",
     "4": "The project and its exports",
-    "5": "Beyond tools: multi-round input",
+    "5": "Beyond tools: resources, prompts and questions",
     "6": "Client profiles and token budgets",
     "7": "The descriptions a model reads",
 }

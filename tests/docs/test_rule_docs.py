@@ -100,6 +100,14 @@ _NOT_A_CONTRACT_FRAGMENT: Final = {
 """Rules whose example is not a part of one contract, with what it is instead."""
 
 
+def _kind_base(base: dict[str, Any], fragment: Any) -> dict[str, Any]:
+    """The base a fragment is laid over: without output, annotations and render for a resource or prompt (its kind
+    implies them)."""
+    if isinstance(fragment, dict) and "kind" in fragment:
+        return {k: v for k, v in base.items() if k not in ("output", "annotations", "render")}
+    return base
+
+
 def _lay_over(base: Any, fragment: Any, key: str = "") -> Any:
     """``fragment`` over ``base``: mappings merge, lists and values are replaced, and so is each named property."""
     if not (isinstance(base, dict) and isinstance(fragment, dict)):
@@ -114,7 +122,8 @@ def test_each_lint_example_laid_over_a_valid_contract_makes_lint_report_its_rule
     base = yaml.safe_load(_BASE)
     assert load_project(_project(tmp_path / "base", base), show_losses=True).ok
 
-    contract = _lay_over(base, yaml.safe_load(problems.DOCS[rule_id].example))
+    fragment = yaml.safe_load(problems.DOCS[rule_id].example)
+    contract = _lay_over(_kind_base(base, fragment), fragment)
     found = load_project(_project(tmp_path / "example", contract), show_losses=True, fit=True).problems
 
     assert rule_id in {problem.rule.id for problem in found}
@@ -149,8 +158,8 @@ def test_each_breaking_example_laid_over_a_valid_contract_makes_breaking_report_
     base = yaml.safe_load(_BASE)
     base["examples"] = [{"name": "refuses an empty call", "input": {}, "expect": {"error": "invalid_arguments"}}]
     before, after = _revisions(breaking_rules.DOCS[rule_id].example)
-    old = _lay_over(base, yaml.safe_load(before) or {})
-    new = _lay_over(base, yaml.safe_load(after) or {})
+    old = _lay_over(_kind_base(base, yaml.safe_load(before) or {}), yaml.safe_load(before) or {})
+    new = _lay_over(_kind_base(base, yaml.safe_load(after) or {}), yaml.safe_load(after) or {})
     against = _project(tmp_path / "old", old, declared=True)
     project = _project(tmp_path / "new", new, declared=True)
 

@@ -114,6 +114,7 @@ def write(root: Path) -> None:
     for name in TOOLS:
         (contracts / f"{name}.yaml").write_text(contract(name), encoding="utf-8")
         (root / "handlers" / f"{name}.py").write_text(handler(name), encoding="utf-8")
-    old = root / "handlers" / "word_count.py"
-    if old.exists():
-        old.unlink()
+    for module in ("word_count", "glossary", "count_request"):  # init's tool, resource and prompt
+        old = root / "handlers" / f"{module}.py"
+        if old.exists():
+            old.unlink()

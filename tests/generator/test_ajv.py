@@ -18,6 +18,7 @@ from typing import Any, Final
 import pytest
 
 from toolproof.generator.checks import check_source
+from toolproof.generator.kinds import implied
 from toolproof.generator.problems import Level
 from toolproof.generator.schemalint import check_schema
 from toolproof.generator.shared import bundle, load_shared
@@ -154,6 +155,7 @@ Verdicts = dict[str, tuple[bool, str | None]]
 
 def _schemas(source: Source) -> Iterator[tuple[JsonPath, Any]]:
     data = source.data
+    implied(data)  # a resource's or prompt's output, as lint checks it
     yield ("input",), data["input"]
     yield ("output",), data["output"]
     for code, entry in data["errors"].items():

@@ -267,8 +267,8 @@ def test_toolsets_lists_one_set_per_seed_system(runner: CliRunner) -> None:
     assert result.stdout.splitlines() == [
         "aintern: file-read",
         "gateway: read_file",
-        "queryclaw: read_skill",
-        "skill-docs: get_skill",
+        "queryclaw: read_skill, use_skill (prompt)",
+        "skill-docs: get_skill, skill_doc (resource)",
         "skills-runner: read_file_in_skill",
     ]
 

@@ -51,6 +51,22 @@ def test_export_prints_each_format_for_the_project(runner: CliRunner) -> None:
         assert "read_file" in result.stdout
 
 
+def test_every_export_of_the_whole_built_in_set_takes_its_resource_and_prompt_as_its_format_can(
+    runner: CliRunner,
+) -> None:
+    docs = runner.invoke(cli, ["export", "--format", "docs"])
+    typescript = runner.invoke(cli, ["export", "--format", "typescript"])
+    mcp = json.loads(runner.invoke(cli, ["export", "--format", "mcp"]).stdout)
+    openai = json.loads(runner.invoke(cli, ["export", "--format", "openai"]).stdout)
+
+    assert docs.exit_code == 0 and typescript.exit_code == 0, docs.output + typescript.output
+    assert "# Resource: `skill_doc`" in docs.stdout and "# Prompt: `use_skill`" in docs.stdout
+    assert "`skill_doc`" not in typescript.stdout and "`use_skill`" not in typescript.stdout  # TypeScript serves tools
+    assert [t["uriTemplate"] for t in mcp["resourceTemplates"]] == ["skill://{skill_name}/SKILL.md"]
+    assert [p["name"] for p in mcp["prompts"]] == ["use_skill"]
+    assert {t["function"]["name"] for t in openai}.isdisjoint({"skill_doc", "use_skill"})  # no provider equivalent
+
+
 def test_export_selects_by_tool_set_and_by_tool(runner: CliRunner) -> None:
     gateway = json.loads(runner.invoke(cli, ["export", "--format", "mcp", "--toolset", "gateway"]).stdout)
     two = json.loads(

@@ -164,7 +164,7 @@ def test_new_with_an_odd_name_leaves_a_project_that_lints_and_a_handler_naming_t
 
     module = root / "contracts" / f"{module_name(name)}.yaml"
     assert added.exit_code == 0, added.output
-    assert (linted.exit_code, linted.stdout) == (0, "2 contract(s) OK\n"), linted.output
+    assert (linted.exit_code, linted.stdout) == (0, "4 contract(s) OK\n"), linted.output  # init's three, and it
     assert f"\ntitle: {title}\n" in module.read_text(encoding="utf-8")
     handler = (root / "handlers" / f"{module.stem}.py").read_text(encoding="utf-8")
     names = sorted(set(re.findall(r"contract\.(\w+)", handler)))

@@ -160,6 +160,7 @@ def _spec(document: Mapping[str, Any]) -> ToolSpec:
             "source": "published",
             **({"timeout": document["timeout"]} if document["timeout"] is not None else {}),
             "attaches": document["attaches"],
+            **{key: document[key] for key in ("kind", "resource", "completions") if key in document},
         }
     )
 
@@ -200,6 +201,8 @@ def test_the_published_document_holds_every_field_conform_reads(spec: ToolSpec) 
         assert getattr(published, field) == getattr(spec, field), field
     for field in ("render_error_output", "settings", "dynamic_enums", "examples", "needs", "toolsets", "timeout"):
         assert getattr(published, field) == getattr(spec, field), field
+    for field in ("kind", "resource", "completions"):
+        assert getattr(published, field) == getattr(spec, field), field
     assert published.attaches == spec.attaches
     standard = {code: (e["message"], e.get("hint"), e["status"]) for code, e in document["standard_errors"].items()}
     assert standard == {code: (s.message, s.hint, s.status) for code, s in STANDARD_ERRORS.items()}
@@ -208,7 +211,23 @@ def test_the_published_document_holds_every_field_conform_reads(spec: ToolSpec) 
 def test_the_published_documents_list_each_tool_as_the_mcp_export_does() -> None:
     exported = {t["name"]: t for t in generated_json("toolproof.builtin.generated", MCP_EXPORT)["tools"]}
 
-    assert {name: _listed(document) for name, document in BUILTIN.items()} == exported
+    tools = {name: _listed(document) for name, document in BUILTIN.items() if "kind" not in document}
+    assert tools == exported
+
+
+def test_the_published_resource_and_prompt_documents_say_their_kind_as_the_mcp_export_lists_them() -> None:
+    exported = generated_json("toolproof.builtin.generated", MCP_EXPORT)
+    templates = {t["name"]: t for t in exported["resourceTemplates"]}
+    prompts = {p["name"]: p for p in exported["prompts"]}
+
+    resources = {name: d for name, d in BUILTIN.items() if d.get("kind") == "resource"}
+    assert {name: (d["resource"]["uri"], d["resource"]["mime_type"]) for name, d in resources.items()} == {
+        name: (t["uriTemplate"], t["mimeType"]) for name, t in templates.items()
+    }
+    published_prompts = {name: d for name, d in BUILTIN.items() if d.get("kind") == "prompt"}
+    assert {name: sorted(d["input"]["properties"]) for name, d in published_prompts.items()} == {
+        name: sorted(a["name"] for a in p["arguments"]) for name, p in prompts.items()
+    }
 
 
 def _examples() -> Iterator[Any]:

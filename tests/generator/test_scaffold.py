@@ -42,7 +42,15 @@ def test_init_writes_the_settings_the_contract_the_handler_and_the_generated_pac
     settings = (project / "pyproject.toml").read_text(encoding="utf-8")
 
     assert 'name = "my-tools"' in settings and "[tool.toolproof]" in settings
-    for path in ("contracts/word_count.yaml", "handlers/word_count.py", "generated/word_count.py", "Makefile"):
+    for path in (
+        "contracts/word_count.yaml",
+        "handlers/word_count.py",
+        "generated/word_count.py",
+        "Makefile",
+        "contracts/glossary.yaml",
+        "handlers/glossary.py",
+        "contracts/count_request.yaml",
+    ):
         assert (project / path).is_file(), path
     assert (project / "generated" / "tests" / "test_word_count.py").is_file()
 
@@ -87,14 +95,14 @@ def test_an_initialised_project_passes_its_own_checks(project: Path) -> None:
     assert check.exit_code == 0, check.output
     assert lint.exit_code == 0, lint.output
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "12 passed" in tests.stdout
+    assert "26 passed" in tests.stdout  # the tool's, the resource's and the prompt's examples, properties, fuzz
 
 
 def test_an_initialised_project_lints_without_a_loss_note_in_text_or_github(project: Path) -> None:
     text = CliRunner().invoke(cli, ["lint", "--project", str(project)])
     github = CliRunner().invoke(cli, ["lint", "--format", "github", "--project", str(project)])
 
-    assert (text.exit_code, text.stdout, text.stderr) == (0, "1 contract(s) OK\n", "")
+    assert (text.exit_code, text.stdout, text.stderr) == (0, "3 contract(s) OK\n", "")
     assert (github.exit_code, github.stdout, github.stderr) == (0, "", "")
 
 
@@ -120,6 +128,50 @@ def test_an_initialised_project_serves_its_tool(project: Path) -> None:
         "error": None,
         "text": "2 words, 5 characters",
     }
+
+
+def test_an_initialised_project_serves_its_resource_and_prompt_over_mcp(project: Path) -> None:
+    requests = [
+        (
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        ),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "glossary://word"}),
+        ("prompts/get", {"name": "count_request", "arguments": {"text": "a b", "unit": "words"}}),
+        (
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "count_request"}, "argument": {"name": "unit", "value": "w"}},
+        ),
+    ]
+    lines = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n"
+        for i, (method, params) in enumerate(requests)
+    )
+
+    served = subprocess.run(
+        [sys.executable, "-m", "toolproof", "serve", "mcp"],
+        input=lines,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(project)},
+    )
+
+    answers = [json.loads(line)["result"] for line in served.stdout.splitlines()]
+    assert answers[0]["capabilities"]["resources"] == {"subscribe": False, "listChanged": False}
+    assert [t["uriTemplate"] for t in answers[1]["resourceTemplates"]] == ["glossary://{term}"]
+    assert answers[2]["contents"] == [
+        {
+            "uri": "glossary://word",
+            "mimeType": "text/markdown",
+            "text": "# word\n\nA run of characters between white space.\n",
+        }
+    ]
+    assert answers[3]["messages"][0]["content"]["text"] == "How many words has this text? Use word_count.\n\na b"
+    assert answers[4]["completion"] == {"values": ["words"], "total": 1, "hasMore": False}
 
 
 def test_init_refuses_to_overwrite_a_project(project: Path) -> None:
@@ -215,7 +267,9 @@ def test_scaffolded_refusals_are_403_as_fuzzers_expect_of_schema_valid_requests(
     added = CliRunner().invoke(cli, ["new", "greet", "--project", str(project)])
     assert added.exit_code == 0, added.output
 
-    for contract in (project / "contracts").glob("*.yaml"):
+    tools = [c for c in (project / "contracts").glob("*.yaml") if "kind" not in yaml.safe_load(c.read_text("utf-8"))]
+    assert sorted(c.stem for c in tools) == ["greet", "word_count"]  # resources and prompts are not REST routes
+    for contract in tools:
         errors = yaml.safe_load(contract.read_text(encoding="utf-8"))["errors"]
         assert errors and {entry.get("status") for entry in errors.values()} == {403}, contract.name
 

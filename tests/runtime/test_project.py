@@ -172,7 +172,7 @@ def test_included_tool_sets_select_their_built_in_contracts(tmp_path: Path) -> N
 
     specs = included_builtin_specs(find_project(tmp_path))
 
-    assert sorted(s.name for s in specs) == ["read_file", "read_skill"]
+    assert sorted(s.name for s in specs) == ["read_file", "read_skill", "use_skill"]  # queryclaw has the prompt too
     assert {s.package for s in specs} == {"toolproof.builtin.generated"}
 
 

@@ -46,6 +46,22 @@ def test_every_example_passes_against_our_own_server() -> None:
     assert len(outcomes) == sum(len(spec.examples) for spec in load_specs())
 
 
+FIXTURES = Path(__file__).resolve().parents[1] / "conformance_project"
+
+
+def test_resource_and_prompt_examples_pass_against_the_project_that_serves_them_and_are_unlisted_elsewhere() -> None:
+    specs = [s for s in load_specs("tests.conformance_project.generated") if s.kind != "tool"]
+    theirs = f"{sys.executable} -m toolproof serve mcp --project {FIXTURES}"
+
+    served = run_conformance(theirs, specs, jobs=2)
+    elsewhere = run_conformance(OURS, specs, jobs=2)
+
+    assert [f"{o.tool}: {o.example}: {o.detail}" for o in served if not o.passed] == []
+    assert len(served) == sum(len(spec.examples) for spec in specs)
+    assert sorted((o.tool, o.example, o.passed) for o in elsewhere) == sorted((s.name, LISTING, False) for s in specs)
+    assert "the server does not list resource 'static_text' (it lists: skill_doc)" in {o.detail for o in elsewhere}
+
+
 def test_the_broken_server_fails_exactly_where_it_is_broken() -> None:
     specs = [s for s in load_specs() if s.name in {"read_file_in_skill", "get_skill", "file-read", "read_skill"}]
 

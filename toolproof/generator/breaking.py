@@ -145,6 +145,29 @@ def _tool(old: Contract, new: Contract, out: list[Change]) -> None:
         if scope not in old.scopes:
             message = f"a call now needs OAuth scope '{scope}'; tokens without it are refused with 403"
             out.append(Change("EXPORT_SCOPE_ADDED", ("scopes", index), message))
+    _kind(old, new, out)
+
+
+def _kind(old: Contract, new: Contract, out: list[Change]) -> None:
+    """What a resource's or prompt's callers rely on beyond its schemas: its kind, its URI, its MIME type, its size."""
+    if old.kind != new.kind:
+        message = f"the contract is a {new.kind} now, not a {old.kind}: its callers reach it by another MCP method"
+        out.append(Change("WIRE_KIND_CHANGED", ("kind",), message))
+        return
+    if old.resource is None or new.resource is None:
+        return
+    if old.resource["uri"] != new.resource["uri"]:
+        before, after = show(old.resource["uri"]), show(new.resource["uri"])
+        message = f"the resource URI {before} → {after}; URIs clients kept read nothing"
+        out.append(Change("WIRE_RESOURCE_URI_CHANGED", ("resource", "uri"), message))
+    if old.resource["mime_type"] != new.resource["mime_type"]:
+        before, after = show(old.resource["mime_type"]), show(new.resource["mime_type"])
+        message = f"the resource's MIME type {before} → {after}; its readers parse another format"
+        out.append(Change("WIRE_RESOURCE_MIME_CHANGED", ("resource", "mime_type"), message))
+    before_max, after_max = old.resource.get("max_bytes"), new.resource.get("max_bytes")
+    if after_max is not None and (before_max is None or after_max < before_max):
+        message = f"the resource's max_bytes {show(before_max)} → {show(after_max)}; a read that passed may be refused"
+        out.append(Change("WIRE_RESOURCE_SMALLER", ("resource", "max_bytes"), message))
 
 
 def _errors(old: Contract, new: Contract, out: list[Change]) -> None:
@@ -231,6 +254,8 @@ def _asks(old: Contract, new: Contract, out: list[Change]) -> None:
 
 def _digest(old: Contract, new: Contract) -> list[Change]:
     """``EXPORT_DIGEST_CHANGED`` when the tool's pinned digest (``exports.tool_digest``) differs."""
+    if not (old.is_tool and new.is_tool):  # only tools are pinned (a kind change is WIRE_KIND_CHANGED)
+        return []
     before, after = tool_digest(old), tool_digest(new)
     if before == after:
         return []
@@ -486,6 +511,7 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
     They passed the checks of their day; today's checks may be stricter, and
     the comparison needs only what they say.
     """
+    from toolproof.generator.kinds import implied
     from toolproof.generator.model import build_contract
     from toolproof.generator.shared import SharedDefs, bundle, load_shared
     from toolproof.generator.source import load_source
@@ -504,6 +530,12 @@ def _load(config: ProjectConfig, ref: str) -> list[Contract]:
         if missing:
             raise BreakingError(f"the contracts at {ref} do not load: {missing[0]}")
         data = source.data
+        if (
+            isinstance(data, dict)
+            and data.get("kind") in ("resource", "prompt")
+            and isinstance(data.get("resource", {}), Mapping)
+        ):
+            implied(data)  # a resource's or prompt's output and annotations
         if not isinstance(data, Mapping) or not all(isinstance(data.get(k), Mapping) for k in ("input", "output")):
             raise BreakingError(f"the contracts at {ref} do not load: {display} is not a contract")
         try:

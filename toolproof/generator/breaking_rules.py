@@ -116,6 +116,10 @@ _TABLE: Final = (
     Rule("WIRE_OUTPUT_OPENED", _WIRE, _W, "An output object may now carry extra keys."),
     Rule("WIRE_OUTPUT_CLOSED", _WIRE, _I, "An output object no longer carries extra keys."),
     Rule("WIRE_OUTPUT_UNION_CHANGED", _WIRE, _E, "The anyOf/oneOf/allOf branches of an output value changed."),
+    Rule("WIRE_KIND_CHANGED", _WIRE, _E, "A contract changed kind (tool, resource, prompt)."),
+    Rule("WIRE_RESOURCE_URI_CHANGED", _WIRE, _E, "A resource's URI or URI template changed."),
+    Rule("WIRE_RESOURCE_MIME_CHANGED", _WIRE, _E, "A resource's MIME type changed."),
+    Rule("WIRE_RESOURCE_SMALLER", _WIRE, _W, "A resource's max_bytes was added or lowered."),
     Rule("WIRE_FORMAT_CHANGED", _WIRE, _W, "An unchecked format changed, or a checked one became another."),
     Rule("WIRE_KEYWORD_CHANGED", _WIRE, _W, "Another validation keyword changed; not compared in detail."),
     Rule("WIRE_ASK_ADDED", _WIRE, _E, "The tool asks the client a new question; clients that cannot answer fail."),
@@ -445,6 +449,29 @@ DOCS: Final[Mapping[str, RuleDoc]] = {
     "EXPORT_TOOLSET_JOINED": RuleDoc(
         "# before\ntoolsets: [text]\n# after\ntoolsets: [text, demo]",
         _NOTHING,
+    ),
+    "WIRE_KIND_CHANGED": RuleDoc(
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n# after\nkind: prompt",
+        f"{_MAJOR} the kind: a tool is called with tools/call, a resource read with resources/read, a prompt got "
+        "with prompts/get, so no caller of the old kind reaches the new one. A new contract under a new name "
+        "keeps both.",
+    ),
+    "WIRE_RESOURCE_URI_CHANGED": RuleDoc(
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://note/{word}\", mime_type: text/plain}",
+        f"{_MAJOR} the URI: clients keep resource URIs (in conversations, links, subscriptions), and an old one now "
+        "names nothing.",
+    ),
+    "WIRE_RESOURCE_MIME_CHANGED": RuleDoc(
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/markdown}",
+        f"{_MAJOR} the MIME type: readers choose how to parse the content by it (and text or base64 follows it).",
+    ),
+    "WIRE_RESOURCE_SMALLER": RuleDoc(
+        "# before\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain, max_bytes: 65536}\n"
+        "# after\nkind: resource\nresource: {uri: \"notes://{word}\", mime_type: text/plain, max_bytes: 4096}",
+        "Raise `max_bytes` back if contents of that size are still read; otherwise tell readers, who may now get "
+        "`response_too_large` where they got the content.",
     ),
     "EXPORT_NEED_ADDED": RuleDoc(
         "# before\nneeds: [workspace]\n# after\nneeds: [workspace, database]",

@@ -139,7 +139,7 @@ def tool_views(
         extras: more facts to show of a tool (label, text), such as its token counts.
     """
     views = []
-    for c in sorted(contracts, key=lambda c: c.name):
+    for c in sorted((c for c in contracts if c.is_tool), key=lambda c: c.name):
         providers = []
         for fmt in DEFINITION_FORMATS:
             exported = exports[fmt]["all"]

@@ -26,6 +26,8 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
+from toolproof.generator.kindchecks import kind_problems
+from toolproof.generator.kinds import IMPLIED_KEYS, implied
 from toolproof.generator.naming import PACKAGE_ENTRIES, module_name, tool_files
 from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
@@ -154,6 +156,8 @@ class _Checker:
         if not isinstance(self.data, dict):
             self.add((), "contract-format", "a contract is a YAML mapping (name: ..., input: ...)")
             return self.problems
+        if self._kind_keys():
+            return self.problems
         meta_errors = _errors(_meta_validator, _meta_fast(), self.data)
         for error in meta_errors:
             path = tuple(error.absolute_path)
@@ -166,6 +170,7 @@ class _Checker:
             self.add(path, "contract-format", f"contract format: {describe(error)}")
         if meta_errors:
             return self.problems
+        implied(self.data)  # a resource's or prompt's output and annotations: checked as a tool's are
         self.problems.extend(check_schema(self.source, ("input",)))
         self.problems.extend(check_schema(self.source, ("output",)))
         for code, entry in self.data["errors"].items():
@@ -182,10 +187,27 @@ class _Checker:
         self._gate()
         self._dynamic_enums()
         templates_ok = self._asks() and templates_ok
+        self.problems.extend(kind_problems(self.source))
         if not any(p.level is Level.ERROR for p in self.problems) and templates_ok and not self.source.settled:
             self._examples()  # settled: a $ref bundling could not resolve, reported there
             self.problems.extend(python_only_texts(self.source))
         return self.problems
+
+    def _kind_keys(self) -> bool:
+        """Report the keys a contract's kind forbids (the meta-schema would say only "False schema"); True if any."""
+        kind = self.data.get("kind", "tool")
+        found = False
+        if kind in ("resource", "prompt"):
+            for key in IMPLIED_KEYS:
+                if key in self.data:
+                    message = f"a {kind} contract writes no '{key}': its kind implies it, or has none"
+                    self.add((key,), "contract-format", message, key=True)
+                    found = True
+        for key in ("resource", "completions"):
+            if key in self.data and kind != "resource" and (key == "resource" or kind not in ("prompt", "resource")):
+                self.add((key,), "contract-format", f"'{key}' belongs to a kind: resource contract", key=True)
+                found = True
+        return found
 
     def _file_name(self) -> None:
         expected = module_name(self.data["name"])

@@ -180,7 +180,12 @@ def _duplicates(contracts: Sequence[Contract]) -> list[Problem]:
 
 
 def description_problems(contracts: Sequence[Contract]) -> list[Problem]:
-    """Every description problem of the project's own contracts, at the rules' usual levels."""
+    """Every description problem of the project's own tools, at the rules' usual levels.
+
+    Resources and prompts are left out: the guidance the rules cite is about the tools a model chooses among, and
+    a resource's or prompt's description is read by the person or application that picks it.
+    """
+    contracts = [c for c in contracts if c.is_tool]
     problems: list[Problem] = []
     for c in contracts:
         problems += _tool_text(c) + _parameters(c) + _errors(c)

@@ -48,13 +48,17 @@ def export_text(fmt: str, contracts: Sequence[Contract], enums: Mapping[str, lis
     if fmt == "vectors":
         data = [vectors(c) for c in contracts]
         return dump_json(data[0] if len(data) == 1 else data), []
-    if fmt == "typescript":
-        shared = shared_declarations(contracts)  # once, before the tools that use them (no import: one file)
-        tools = [typescript_declarations(c, c.exported_input(enums), import_shared=False) for c in contracts]
+    if fmt == "typescript":  # the TypeScript target serves tools only
+        tools_only = [c for c in contracts if c.is_tool]
+        shared = shared_declarations(tools_only)  # once, before the tools that use them (no import: one file)
+        tools = [typescript_declarations(c, c.exported_input(enums), import_shared=False) for c in tools_only]
         return "\n".join([*([shared] if shared else []), *tools]), []
-    if fmt == "docs":
-        openai = export_definitions("openai", contracts, enums).data
-        return "\n---\n\n".join(render_docs(c, d) for c, d in zip(contracts, openai, strict=True)), []
+    if fmt == "docs":  # a tool's page shows its OpenAI definition; a resource's or prompt's its MCP entry
+        definitions = {t["function"]["name"]: t for t in export_definitions("openai", contracts, enums).data}
+        mcp = export_definitions("mcp", contracts, enums).data
+        for key in ("resources", "resourceTemplates", "prompts"):
+            definitions |= {entry["name"]: entry for entry in mcp.get(key, ())}
+        return "\n---\n\n".join(render_docs(c, definitions[c.name]) for c in contracts), []
     raise ValueError(f"unknown format {fmt!r}")
 
 

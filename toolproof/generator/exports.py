@@ -25,6 +25,7 @@ from toolproof.generator.transforms import (
     openai_strict_schema,
 )
 from toolproof.runtime.digests import DIGEST_META_KEY, digest
+from toolproof.runtime.uritemplate import UriTemplate
 from toolproof.runtime.validation import SchemaValidator
 
 __all__ = ["DEFINITION_FORMATS", "Exported", "demonstrations", "export_definitions", "tool_digest"]
@@ -325,7 +326,46 @@ def tool_digest(c: Contract) -> str:
     return digest(_mcp_entry(c, c.input_schema), c.dynamic_enums)
 
 
+def _resource_entry(c: Contract) -> dict[str, Any]:
+    """A ``resources/list`` entry (a fixed URI) or a ``resources/templates/list`` one (a URI template)."""
+    assert c.resource is not None
+    uri = c.resource["uri"]
+    entry: dict[str, Any] = {"uriTemplate" if UriTemplate(uri).variables else "uri": uri}
+    entry.update(name=c.name, title=c.title, description=c.description, mimeType=c.resource["mime_type"])
+    if c.resource.get("annotations"):
+        entry["annotations"] = dict(c.resource["annotations"])
+    return entry
+
+
+def _prompt_entry(c: Contract, enums: Mapping[str, list[str]]) -> dict[str, Any]:
+    """A ``prompts/list`` entry: each input property an argument (lint holds them to strings)."""
+    schema = c.exported_input(enums)
+    required = set(schema.get("required", ()))
+    arguments = []
+    for name, prop in schema.get("properties", {}).items():
+        argument: dict[str, Any] = {"name": name}
+        if isinstance(prop, Mapping) and isinstance(prop.get("description"), str):
+            argument["description"] = prop["description"]
+        argument["required"] = name in required
+        arguments.append(argument)
+    return {"name": c.name, "title": c.title, "description": c.description, "arguments": arguments}
+
+
 def _mcp(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Exported:
+    """``tools/list``'s entries, and those of ``resources/list``, ``resources/templates/list`` and ``prompts/list``
+    when the set holds any (each list sorted by name, as the contracts are)."""
+    resources = [_resource_entry(c) for c in contracts if c.kind == "resource"]
+    lists: dict[str, list[dict[str, Any]]] = {
+        "resources": [r for r in resources if "uri" in r],
+        "resourceTemplates": [r for r in resources if "uriTemplate" in r],
+        "prompts": [_prompt_entry(c, enums) for c in contracts if c.kind == "prompt"],
+    }
+    exported = _mcp_tools([c for c in contracts if c.is_tool], enums)
+    exported.data.update({key: entries for key, entries in lists.items() if entries})
+    return exported
+
+
+def _mcp_tools(contracts: Sequence[Contract], enums: Mapping[str, list[str]]) -> Exported:
     return Exported(
         {
             "tools": [
@@ -398,12 +438,13 @@ def export_definitions(fmt: str, contracts: Sequence[Contract], enums: Mapping[s
     Raises:
         ValueError: ``fmt`` is not one of ``DEFINITION_FORMATS``.
     """
+    if fmt == "mcp":  # the one format with resources and prompts
+        return _mcp(contracts, enums)
+    contracts = [c for c in contracts if c.is_tool]  # the provider APIs have no resources or prompts
     if fmt in ("openai", "openai-responses"):
         return _openai(contracts, enums, fmt)
     if fmt == "anthropic":
         return _anthropic(contracts, enums)
-    if fmt == "mcp":
-        return _mcp(contracts, enums)
     if fmt == "gemini":
         return _gemini(contracts, enums)
     if fmt == "gemini-openapi":

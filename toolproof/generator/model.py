@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from toolproof.generator.kinds import implied, kind_of
 from toolproof.generator.naming import class_name, is_identifier, module_name, python_name
 from toolproof.generator.pytypes import RESERVED_NAMES, TypeBuilder, TypedDictDef, forward_reference
 from toolproof.generator.shared import Definition, schema_paths
@@ -133,6 +134,18 @@ class Contract:
             for name, ask in self.asks.items()
         }
 
+    kind: str = "tool"
+    """``tool``, ``resource`` or ``prompt`` (``kinds``)."""
+    resource: Mapping[str, Any] | None = None
+    """A resource's ``uri`` (or URI template), ``mime_type``, ``max_bytes`` and MCP ``annotations``."""
+    completions: Mapping[str, str] = field(default_factory=dict)
+    """Arguments whose ``completion/complete`` values a host's resource supplies, by source."""
+
+    @property
+    def is_tool(self) -> bool:
+        """Whether the contract is a tool's (what the tool exports, REST routes and ``tools/list`` hold)."""
+        return self.kind == "tool"
+
     @property
     def sources(self) -> dict[str, str]:
         """The files the contract is made from, each with its sha256: its own and the shared files it uses."""
@@ -171,6 +184,9 @@ class Contract:
         client reads (title, description, annotations) is in the exports.
         """
         return {
+            **({"kind": self.kind} if self.kind != "tool" else {}),
+            **({"resource": dict(self.resource)} if self.resource is not None else {}),
+            **({"completions": dict(self.completions)} if self.completions else {}),
             "name": self.name,
             "module": self.module,
             "handler": self.handler,
@@ -251,6 +267,7 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         handlers_package: the project's handlers package, for the default ``handler``.
     """
     data = source.data
+    implied(data)  # a resource's or prompt's output and annotations (check_source wrote them already)
     module = module_name(data["name"])
     prefix = class_name(module)
     shared = {name: shared_class(name) for name in source.shared}
@@ -308,6 +325,9 @@ def build_contract(source: Source, handlers_package: str = "handlers") -> Contra
         shared_types=tuple(sorted(types.imported | out_types.imported)),
         shared_schemas=_shared_schemas(data, source.shared),
         asks=data.get("asks", {}),
+        kind=kind_of(data),
+        resource=data.get("resource"),
+        completions=data.get("completions", {}),
     )
 
 

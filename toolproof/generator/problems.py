@@ -4,8 +4,9 @@ Every problem names its rule: a stable ID (``TP201``) and a kebab-case name
 (``unknown-keyword``). IDs never change meaning and are never reused, so CI
 configuration, SARIF baselines and people can rely on them. The first digit
 groups the rules: 0 the file and its YAML, 1 the contract format and catalogue,
-2 the JSON Schemas, 3 the examples, 4 the project and its exports, 6 client profiles and
-token budgets, 7 the descriptions a model reads (their levels a project may change).
+2 the JSON Schemas, 3 the examples, 4 the project and its exports, 5 resources, prompts and
+questions, 6 client profiles and token budgets, 7 the descriptions a model reads (their levels a
+project may change).
 
 Rules enforced by ajv's strict mode (``new Ajv2020({strict: true})``) are
 errors, so a contract that lint passes compiles there too; the documentation's
@@ -149,6 +150,12 @@ RULES: Final[dict[str, Rule]] = {
         Rule("TP433", "publish-version", _E, "Publishing needs one exact version, not a range nor a dynamic one."),
         Rule("TP434", "publish-author", _E, "An MCPB manifest needs an author."),
         Rule("TP435", "publish-package", _E, "Publishing needs the name of the PyPI package that serves the tools."),
+        # 5: resources and prompts
+        Rule("TP501", "resource-uri-template", _E, "A resource's URI template uses a form the runtime cannot match."),
+        Rule("TP502", "resource-uri-parameters", _E, "A URI template's variables and the input's properties differ."),
+        Rule("TP503", "prompt-argument-type", _E, "A prompt argument that is not a string (MCP sends strings)."),
+        Rule("TP504", "resource-max-bytes", _E, "An example's expected content is larger than max_bytes."),
+        Rule("TP505", "completion-source", _E, "completions names no string argument, or one with an enum."),
         # 55: multi-round input (asks)
         Rule("TP550", "ask-form", _E, "A question lacks what its kind needs, or its form is not an elicitation form."),
         Rule("TP551", "example-answers", _E, "A scripted answer names no question, or its value breaks the form."),
@@ -658,6 +665,42 @@ DOCS: Final[dict[str, RuleDoc]] = {
         "# toolproof.toml, with no pyproject.toml [project] name\n[publish]\nformats = [\"server.json\"]",
         "Set `package` to the PyPI package whose console script serves the tools (or `[project] name`): "
         "server.json installs it with uvx, and MCPB names the bundle after it.",
+    ),
+    # 5: resources and prompts
+    "TP501": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://{/path*}\", mime_type: text/plain}\n"
+        "# error [TP501] resource.uri: expression '{/path*}' is not supported: write {name} or {+name}, "
+        "one variable each",
+        "Write each expression as `{name}` (one path segment: no `/`, `?` or `#`) or `{+name}` (any characters, "
+        "`/` included), one variable each: those are the RFC 6570 forms a URI can be matched back to without "
+        "guessing.",
+    ),
+    "TP502": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://{key}\", mime_type: text/plain}\n"
+        "input: {type: object, properties: {name: {type: string}}, required: [name]}\n"
+        "# error [TP502] URI template variable 'key' is not an input property",
+        "Make the input's properties exactly the template's variables, each required and each a string "
+        "(`input: {type: object, properties: {key: {type: string}}, required: [key]}`): a URI carries every "
+        "variable, as text.",
+    ),
+    "TP503": RuleDoc(
+        "kind: prompt\ninput: {type: object, properties: {count: {type: integer}}}\n"
+        "# error [TP503] prompt argument 'count' must be a string field (type: string)",
+        "Declare each argument `type: string` (with `enum`, `pattern` or `format` to narrow it) and parse it in the "
+        "handler: MCP's `prompts/get` sends every argument as a string, and no client converts one.",
+    ),
+    "TP504": RuleDoc(
+        "kind: resource\nresource: {uri: \"notes://today\", mime_type: text/plain, max_bytes: 4}\n"
+        "examples:\n  - name: reads today\n    input: {}\n    expect: {output: {text: \"longer than four bytes\"}}\n"
+        "# error [TP504] the expected content takes 22 bytes, more than max_bytes (4)",
+        "Raise `max_bytes`, or expect a smaller content: a read larger than `max_bytes` ends in "
+        "`response_too_large`, so the example could never pass.",
+    ),
+    "TP505": RuleDoc(
+        "kind: prompt\ninput: {type: object, properties: {skill: {type: string}}}\ncompletions: {skil: skills}\n"
+        "# error [TP505] completions names 'skil', which is no string argument",
+        "Name a string argument of the prompt or a variable of the resource's URI template. An argument with an "
+        "`enum`, or a dynamic enum, completes from its values already: leave it out of `completions`.",
     ),
     # 55: multi-round input (asks)
     "TP550": RuleDoc(

@@ -111,9 +111,17 @@ def published_contract(c: Contract, enums: Mapping[str, list[str]]) -> dict[str,
     render: dict[str, Any] = {"result": c.render["result"], "error": c.render["error"]}
     if c.error_output:
         render["error_output"] = dict(c.error_output)
+    kind: dict[str, Any] = {}
+    if not c.is_tool:  # absent for a tool, so a tool's document is what it always was
+        kind["kind"] = c.kind
+        if c.resource is not None:
+            kind["resource"] = dict(c.resource)
+        if c.completions:
+            kind["completions"] = dict(c.completions)
     return {
         "$schema": CONTRACT_FORMAT_ID,
         "format_version": FORMAT_VERSION,
+        **kind,
         "name": c.name,
         "version": c.version,
         "title": c.title,

@@ -76,9 +76,11 @@ def _stub(c: Contract, layout: Layout) -> str:
 
 
 _PER_TOOL_EXPORTS = frozenset({"typescript", "jsonschema", "vectors", "contract"})
+"""The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
 _PYTHON_FILES = frozenset({"stub", "tests", "properties", "fuzz"})
 """What gen writes per tool only for Python handlers (``naming.tool_files``): the stub and its pytest modules."""
-"""The export formats written as a file per tool (``naming.tool_files``); the others are per tool set."""
+_TOOL_ONLY = frozenset({"typescript"})
+"""The files a resource or prompt has not: TypeScript serves tools only."""
 
 
 def _readme(layout: Layout, paths: Iterable[str]) -> str:
@@ -175,6 +177,7 @@ def _typescript_modules(
     """
     env = environment()
     folder = f"{layout.folder}/typescript"
+    contracts = [c for c in contracts if c.is_tool]  # TypeScript serves tools only: a resource or prompt has no module
     mcp = {t["name"]: t for t in exports["mcp"]["all"].data["tools"]}
     nullable: dict[str, set[str]] = {}  # what OpenAI strict mode made nullable, from the loss list: read as absent
     for fmt in ("openai", "openai-responses"):
@@ -252,7 +255,10 @@ def render_all(
     json_files: dict[str, tuple[str, Mapping[str, str]]] = {}
     if exports is None:
         exports = export_all(contracts, enums)
-    openai_all = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
+    definitions = {t["function"]["name"]: t for t in exports["openai"]["all"].data}
+    mcp_all = exports["mcp"]["all"].data  # a resource's or prompt's page shows its MCP entry: no provider has one
+    for key in ("resources", "resourceTemplates", "prompts"):
+        definitions |= {entry["name"]: entry for entry in mcp_all.get(key, ())}
     builtin_modules = {c.module for c in builtin}
     for c in contracts:
         if c.module in PACKAGE_ENTRIES:  # lint refuses the name (module-clash): never overwrite the package's own
@@ -262,7 +268,9 @@ def render_all(
         paths = {
             kind: f"{out}/{path}"
             for kind, path in tool_files(c.module, builtin=is_builtin).items()
-            if (kind not in _PER_TOOL_EXPORTS or kind in layout.exports) and (python or kind not in _PYTHON_FILES)
+            if (kind not in _PER_TOOL_EXPORTS or kind in layout.exports)
+            and (python or kind not in _PYTHON_FILES)
+            and (c.is_tool or kind not in _TOOL_ONLY)
         }
         texts: dict[str, str] = {}
         jsons: dict[str, tuple[str, Mapping[str, str]]] = {}
@@ -275,8 +283,8 @@ def render_all(
             texts["tests"] = _conformance_test(c, layout, package)
             texts["properties"] = _properties_test(c, layout)  # annotations checked
             texts["fuzz"] = env.get_template("fuzz_test.py.jinja").render(c=c, layout=layout)  # schema fuzzed
-        texts["docs"] = render_docs(c, openai_all[c.name], layout)
-        if "typescript" in layout.exports:
+        texts["docs"] = render_docs(c, definitions[c.name], layout)
+        if "typescript" in layout.exports and c.is_tool:
             texts["typescript"] = env.get_template("tool.d.ts.jinja").render(
                 c=c, layout=layout, body=typescript_declarations(c, c.exported_input(enums)).rstrip("\n")
             )
@@ -294,9 +302,11 @@ def render_all(
         files |= {paths[kind]: text for kind, text in texts.items()}
         json_files |= {paths[kind]: value for kind, value in jsons.items()}
     if "typescript" in layout.languages:
-        files |= _typescript_modules(own, layout, exports)
-    json_files[f"{out}/openapi.json"] = (
-        dump_json(openapi_document(contracts, enums, layout.api or ApiInfo(UNNAMED, __version__))),
+        files |= _typescript_modules([c for c in own if c.is_tool], layout, exports)
+    json_files[f"{out}/openapi.json"] = (  # REST serves tools only
+        dump_json(
+            openapi_document([c for c in contracts if c.is_tool], enums, layout.api or ApiInfo(UNNAMED, __version__))
+        ),
         all_sources,
     )
     for fmt, per_set in exports.items():
@@ -313,15 +323,16 @@ def render_all(
                 "losses": [loss.to_dict() for loss in exported.losses],
             }
         json_files[f"{out}/exports/{fmt}/losses.json"] = (dump_json(report), all_sources)
-    pins = {c.name: Pin(tool_digest(c), tuple(c.dynamic_enums)) for c in contracts}
+    tools = [c for c in contracts if c.is_tool]  # a resource or prompt is pinned by no client: MCP lists tools
+    pins = {c.name: Pin(tool_digest(c), tuple(c.dynamic_enums)) for c in tools}
     json_files[f"{out}/{LOCK_FILE}"] = (dump_json(lock_document(pins)), all_sources)
     if layout.publish is not None:
         digests = {name: pin.digest for name, pin in pins.items()}
         if "server.json" in layout.publish.formats:
-            data = server_json(layout.publish, contracts, digests)
+            data = server_json(layout.publish, tools, digests)
             json_files[f"{out}/{SERVER_JSON}"] = (dump_json(data), all_sources)
         if "mcpb" in layout.publish.formats:
-            data = mcpb_manifest(layout.publish, contracts, digests)
+            data = mcpb_manifest(layout.publish, tools, digests)
             json_files[f"{out}/{MCPB_MANIFEST}"] = (dump_json(data), all_sources)
     json_files[f"{out}/README.md"] = (_readme(layout, files.keys() | json_files.keys()), all_sources)
     manifest: dict[str, Any] = {"generator": f"toolproof {__version__}", "command": layout.command, "files": {}}

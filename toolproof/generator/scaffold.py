@@ -189,6 +189,106 @@ def handle(args: contract.WordCountInput, ctx: ToolContext) -> contract.WordCoun
     return {"words": words, "characters": len(text)}
 '''
 
+_GLOSSARY: Final = """\
+kind: resource
+name: glossary
+version: 1.0.0
+title: Glossary
+description: >-
+  What a term of this project means, as Markdown. Read it when a text uses a
+  term you do not know.
+resource:
+  uri: "glossary://{term}"   # an RFC 6570 template: each {variable} is an input property
+  mime_type: text/markdown   # textual, so the handler returns {text}
+  max_bytes: 4096
+  annotations: {audience: [user, assistant], priority: 0.5}
+input:
+  type: object
+  properties:
+    term: {type: string, description: The term to explain.}
+  required: [term]
+  additionalProperties: false
+errors:
+  unknown_term:
+    message: "No entry for '{term}' in the glossary"
+    hint: Read glossary://word for one that exists.
+examples:
+  - name: explains a word
+    input: {term: word}
+    expect: {output: {text: "# word\\n\\nA run of characters between white space.\\n"}}
+  - name: a term it lacks is refused
+    input: {term: sentence}
+    expect: {error: unknown_term, message: "No entry for 'sentence' in the glossary"}
+"""
+
+_GLOSSARY_HANDLER: Final = '''\
+"""glossary: the project's terms, one Markdown entry each."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from generated import glossary as contract
+from toolproof.runtime import ToolContext
+
+ENTRIES: Final = {
+    "word": "A run of characters between white space.",
+    "character": "One Unicode code point of a text.",
+}
+
+
+def handle(args: contract.GlossaryInput, ctx: ToolContext) -> contract.GlossaryOutput:
+    """The entry of ``term`` as Markdown."""
+    term = args["term"]
+    if term not in ENTRIES:
+        raise contract.unknown_term(term=term)
+    return {"text": f"# {term}\\n\\n{ENTRIES[term]}\\n"}
+'''
+
+_COUNT_REQUEST: Final = """\
+kind: prompt
+name: count_request
+version: 1.0.0
+title: Ask for a count
+description: >-
+  Ask the model to count the words or the characters of a text with the
+  word_count tool.
+input:
+  type: object
+  properties:
+    text: {type: string, description: The text to count.}
+    unit: {type: string, enum: [words, characters], description: What to count (completed from the enum).}
+  required: [text, unit]
+  additionalProperties: false
+errors: {}
+examples:
+  - name: asks for the words of a text
+    input: {text: "to be or not to be", unit: words}
+    expect:
+      output:
+        messages:
+          - role: user
+            content: {type: text, text: "How many words has this text? Use word_count.\\n\\nto be or not to be"}
+  - name: a unit it does not know breaks the schema
+    input: {text: "a b", unit: lines}
+    expect: {error: invalid_arguments}
+"""
+
+_COUNT_REQUEST_HANDLER: Final = '''\
+"""count_request: a user message asking for a count."""
+
+from __future__ import annotations
+
+from generated import count_request as contract
+from toolproof.runtime import ToolContext
+
+
+def handle(args: contract.CountRequestInput, ctx: ToolContext) -> contract.CountRequestOutput:
+    """One user message: the question, then the text."""
+    text = f"How many {args['unit']} has this text? Use word_count.\\n\\n{args['text']}"
+    return {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
+'''
+
 _TEST_ENTRY: Final = '''\
 """The project's own tests; the contract examples run from generated/tests."""
 
@@ -391,6 +491,10 @@ def init_project(folder: Path, lang: str = "python") -> list[Path]:
             folder / "contracts" / "word_count.yaml": _WORD_COUNT,
             folder / "handlers" / "__init__.py": '"""Handlers: one module per contract, each with `handle`."""\n',
             folder / "handlers" / "word_count.py": _WORD_COUNT_HANDLER,
+            folder / "contracts" / "glossary.yaml": _GLOSSARY,
+            folder / "handlers" / "glossary.py": _GLOSSARY_HANDLER,
+            folder / "contracts" / "count_request.yaml": _COUNT_REQUEST,
+            folder / "handlers" / "count_request.py": _COUNT_REQUEST_HANDLER,
             folder / "tests" / "__init__.py": "",
             folder / "tests" / "test_project.py": _TEST_ENTRY,
         }

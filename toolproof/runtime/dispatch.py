@@ -232,6 +232,10 @@ class Runtime:
         return BoundTool.build(replace(tool.spec, input_schema=schema), tool.handler)
 
     def _enum_values(self, source: str) -> list[str] | None:
+        return self.enum_values(source)
+
+    def enum_values(self, source: str) -> list[str] | None:
+        """The values a resource of this host supplies for ``source`` now (``skills``: its skills), or None."""
         for resource in self.resources.values():
             if isinstance(resource, EnumSource):
                 values = resource.enum_values(source)

@@ -134,6 +134,12 @@ class ToolSpec:
     """The questions the handler may ask the client (``ctx.ask``), by name; any other is refused."""
     scopes: tuple[str, ...] = ()
     """OAuth scopes a caller's token must hold to call the tool, when the host serves OAuth."""
+    kind: str = "tool"
+    """``tool``, ``resource`` (served by ``resources/read``) or ``prompt`` (``prompts/get``): only tools are called."""
+    resource: Mapping[str, JSON] | None = None
+    """A resource's ``uri`` (or URI template), ``mime_type`` and ``max_bytes``."""
+    completions: Mapping[str, str] | None = None
+    """A resource's or prompt's arguments whose completions a host's resource supplies, by source."""
 
     @classmethod
     def from_data(cls, data: Mapping[str, JSON], package: str = BUILTIN_PACKAGE) -> ToolSpec:
@@ -171,6 +177,9 @@ class ToolSpec:
             scopes=tuple(data.get("scopes", ())),
             attaches=frozenset(data.get("attaches", ())),
             asks=MappingProxyType(asks),
+            kind=data.get("kind", "tool"),
+            resource=data.get("resource"),
+            completions=data.get("completions"),
         )
 
     @property

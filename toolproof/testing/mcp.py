@@ -8,6 +8,8 @@ and the result checked against the example. The server is started with
 ``TOOLPROOF_GATE_SECRET=toolproof-conformance``; a gated tool gets its token
 the way a client would, by reading its SKILL.md first.
 
+A resource's or prompt's example is a ``resources/read`` or ``prompts/get`` and is read as ``offered`` says.
+
 Before any example, the server's ``tools/list`` must name each tool with the
 input and output schemas of the contract's MCP export (``listing``). Each
 answer is read by ``answers.read_result``: a success must carry
@@ -55,6 +57,7 @@ from toolproof.runtime.spec import ToolSpec
 from toolproof.testing.answers import expectation, missing, read_result
 from toolproof.testing.fixtures import lay_fixtures
 from toolproof.testing.listing import definition_differences, digest_difference, schema_difference
+from toolproof.testing.offered import LIST_METHODS, listing_problems, read_offered, refused_offered, request_of
 from toolproof.testing.replay import (
     CONFORMANCE_SECRET,
     DAC_CAPABILITIES,
@@ -380,6 +383,16 @@ def _run_one(command: str, spec: ToolSpec, example: Mapping[str, Any], timeout: 
                         example["skill_token"], connection, spec, timeout, revision
                     )
                 expect = example["expect"]
+                if spec.kind != "tool":  # a resource read or a prompt got (offered)
+                    method, params = request_of(spec, arguments)
+                    try:
+                        result = read_offered(
+                            spec, connection.request(method, params, timeout), params, example["name"]
+                        )
+                    except _RpcError as refused:
+                        result = refused_offered(spec, refused.error, expect.get("error"), example["name"])
+                    check_expectation(example["name"], expect, result)
+                    return Outcome(spec.name, example["name"], True, "", time.monotonic() - started)
                 try:
                     call = {"name": spec.name, "arguments": arguments}
                     raw = connection.request("tools/call", call, timeout, script)
@@ -517,7 +530,7 @@ def listed_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
     Raises:
         OSError, ValueError: the server cannot be started or does not answer as MCP.
     """
-    return set(_listing(command, timeout, project)[1])
+    return set(_listing(command, timeout, project)[1])  # tools only: the offered lists are not asked for
 
 
 def served_tools(command: str, timeout: float = TIMEOUT, project: Path | None = None) -> list[Mapping[str, Any]]:
@@ -532,8 +545,32 @@ def served_tools(command: str, timeout: float = TIMEOUT, project: Path | None = 
         raise ValueError(str(exc)) from exc
 
 
-def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, dict[str, Mapping[str, Any]]]:
-    """The revision a server started by ``command`` negotiates, and its ``tools/list`` entries by name (every page)."""
+def _offered(connection: _Connection, timeout: float) -> dict[str, Mapping[str, Any]]:
+    """The server's resources, resource templates and prompts, by name (keyed ``kind:name``); none it does not offer."""
+    found: dict[str, Mapping[str, Any]] = {}
+    for method, key in LIST_METHODS:
+        try:
+            raw = connection.request(method, {}, timeout)
+        except _RpcError:  # the server offers none of these (Method not found)
+            continue
+        entries = raw.get(key) if isinstance(raw, Mapping) else None
+        kind = "prompt" if key == "prompts" else "resource"
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
+                found[f"{kind}:{entry['name']}"] = entry
+    return found
+
+
+def _listed_as(spec: ToolSpec) -> str:
+    """The key of ``spec``'s entry in ``_listing``'s answer: a tool's name, else ``kind:name``."""
+    return spec.name if spec.kind == "tool" else f"{spec.kind}:{spec.name}"
+
+
+def _listing(
+    command: str, timeout: float, project: Path | None, *, offered: bool = False
+) -> tuple[str, dict[str, Mapping[str, Any]]]:
+    """The revision a server started by ``command`` negotiates, and its ``tools/list`` entries by name (every page);
+    with ``offered``, its resources, resource templates and prompts too (``_offered``)."""
     with tempfile.TemporaryDirectory(prefix="toolproof-conform-") as tmp:
         base = Path(tmp).resolve()
         lay_fixtures(base, {})
@@ -554,6 +591,8 @@ def _listing(command: str, timeout: float, project: Path | None) -> tuple[str, d
                 cursor = raw.get("nextCursor")
                 if not cursor:
                     break
+            if offered:
+                tools.update(_offered(connection, timeout))
             return revision, tools
         finally:
             connection.close()
@@ -615,14 +654,23 @@ def run_conformance(
     outcomes: list[Outcome] = []
     started = time.monotonic()
     try:
-        revision, listed = _listing(command, timeout, project)
+        revision, listed = _listing(command, timeout, project, offered=any(s.kind != "tool" for s in specs))
         problem, stderr = "", ""
     except (_ServerError, _RpcError, OSError, ValueError) as exc:
         revision, listed, problem = LATEST, {}, f"the server could not be listed: {exc}"
         stderr = exc.stderr if isinstance(exc, _ServerError) else ""
     checked: list[ToolSpec] = []
     for spec in specs:
-        if spec.name in listed:
+        key = _listed_as(spec)
+        if key in listed and spec.kind != "tool":
+            checked.append(spec)
+            differs = listing_problems(spec, listed[key])
+            found: list[Outcome | None] = [
+                Outcome(spec.name, DEFINITION, False, "; ".join(differs), time.monotonic() - started)
+                if differs
+                else None
+            ]
+        elif key in listed:
             checked.append(spec)
             found = [
                 _schema_outcome(spec, listed[spec.name], revision, started),
@@ -630,8 +678,13 @@ def run_conformance(
                 _digest_outcome(spec, listed[spec.name], revision, started),
             ]
         else:
+            names = (
+                sorted(name for name in listed if ":" not in name)
+                if spec.kind == "tool"
+                else sorted(name.partition(":")[2] for name in listed if name.startswith(f"{spec.kind}:"))
+            )
             detail = problem or (
-                f"the server does not list tool '{spec.name}' (it lists: {', '.join(sorted(listed)) or 'none'})"
+                f"the server does not list {spec.kind} '{spec.name}' (it lists: {', '.join(names) or 'none'})"
             )
             found = [Outcome(spec.name, LISTING, False, detail, time.monotonic() - started, stderr)]
         for outcome in found:

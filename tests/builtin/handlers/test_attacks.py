@@ -332,7 +332,7 @@ MESSAGES: Final[list[Message]] = [
             b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_file", "arguments": [1]}}',
             -32602, 1),
     Message("method_with_a_lone_surrogate", b'{"jsonrpc": "2.0", "id": 1, "method": "x\\udcff"}', -32601, 1),
-    Message("unknown_method", b'{"jsonrpc": "2.0", "id": 1, "method": "resources/list"}', -32601, 1),
+    Message("unknown_method", b'{"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage"}', -32601, 1),
     Message("nan_literal", b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', -32700),
     Message("invalid_utf8", b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', -32700),
     Message("truncated_json", b'{"jsonrpc": "2.0", "id": 1, "method": "pi', -32700),

@@ -4,6 +4,12 @@
 # sha256: ac494376a6501033a4cdc932d4def415ec287167c3a094f53ffbb904ac9eb2d6
 # source: contracts/json_schema_2020_12_tool.yaml
 # sha256: 9aa70842892c66a16cb451cd1077f2f72d20532e701cf7abc621036d6794e110
+# source: contracts/static_binary.yaml
+# sha256: 4d04a89154739bbb5f5a3605a6a224df4909c1dc93381006e7128ccc7e26585a
+# source: contracts/static_text.yaml
+# sha256: 95dafc27db25c6f9bab7f42f2f42e4127da513e2e1890fff2d4524e5b4eb6376
+# source: contracts/template_data.yaml
+# sha256: 480fe3bf90433cc415472b925f944e58a73dabf9168b1244b214cc62604b06d9
 # source: contracts/test_audio_content.yaml
 # sha256: 9b2fe649cbc67e05212238ed2ac80ebadec8b5d6713ef2f8addb4e286ea7515b
 # source: contracts/test_elicitation.yaml
@@ -30,6 +36,14 @@
 # sha256: 72cf75fee3dfe043070595bda6559a33f9ee44b6bced6e65526717526d120963
 # source: contracts/test_multiple_content_types.yaml
 # sha256: 72299585f921198819324cc077b35f769f4d0b09d6075099256eaa6ad1847888
+# source: contracts/test_prompt_with_arguments.yaml
+# sha256: 87c9308c478147a947a3f4a3aa0a4ad72f38028ac64d4957bf1683cbac4c9162
+# source: contracts/test_prompt_with_embedded_resource.yaml
+# sha256: d534b7b66122bfd21a8a8b090c24172336eac0d28b7ae3d13af8180456f31aa3
+# source: contracts/test_prompt_with_image.yaml
+# sha256: 4f4b93160328463e2617ac1bb20faa5256c8be2a63626be998456a9332f3b4d4
+# source: contracts/test_simple_prompt.yaml
+# sha256: 747b6c10c01552a8027169a35f39ca4b731a8ed9e75743ce8dd3b3a672e721ab
 # source: contracts/test_simple_text.yaml
 # sha256: 169bece373f92bb35e076e4eb0209c7a4aa107612333df7e0c221792366327b0
 # source: contracts/test_streaming_elicitation.yaml
@@ -52,6 +66,9 @@ __all__ = ["CONTRACTS", "TOOLS", "TOOLSETS"]
 CONTRACTS: Final[tuple[str, ...]] = (
     "delete_note",
     "json_schema_2020_12_tool",
+    "static_binary",
+    "static_text",
+    "template_data",
     "test_audio_content",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
@@ -65,6 +82,10 @@ CONTRACTS: Final[tuple[str, ...]] = (
     "test_input_required_result_tampered_state",
     "test_logging_tool",
     "test_multiple_content_types",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+    "test_simple_prompt",
     "test_simple_text",
     "test_streaming_elicitation",
     "test_tool_with_logging",
@@ -75,6 +96,9 @@ CONTRACTS: Final[tuple[str, ...]] = (
 TOOLS: Final[dict[str, str]] = {
     "delete_note": "delete_note",
     "json_schema_2020_12_tool": "json_schema_2020_12_tool",
+    "static_binary": "static_binary",
+    "static_text": "static_text",
+    "template_data": "template_data",
     "test_audio_content": "test_audio_content",
     "test_elicitation": "test_elicitation",
     "test_elicitation_sep1034_defaults": "test_elicitation_sep1034_defaults",
@@ -88,6 +112,10 @@ TOOLS: Final[dict[str, str]] = {
     "test_input_required_result_tampered_state": "test_input_required_result_tampered_state",
     "test_logging_tool": "test_logging_tool",
     "test_multiple_content_types": "test_multiple_content_types",
+    "test_prompt_with_arguments": "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource": "test_prompt_with_embedded_resource",
+    "test_prompt_with_image": "test_prompt_with_image",
+    "test_simple_prompt": "test_simple_prompt",
     "test_simple_text": "test_simple_text",
     "test_streaming_elicitation": "test_streaming_elicitation",
     "test_tool_with_logging": "test_tool_with_logging",

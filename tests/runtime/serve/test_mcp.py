@@ -109,7 +109,15 @@ def test_discover_and_initialize_both_declare_the_logging_capability() -> None:
     initialized = server.answer(_request(2, "initialize", HANDSHAKE))
 
     assert discovered is not None and initialized is not None
-    assert discovered["result"]["capabilities"] == {"tools": {}, "logging": {}}
+    # and the skill resource and prompt: resources, prompts and their completions
+    expected: dict[str, dict[str, Any]] = {
+        "tools": {},
+        "logging": {},
+        "resources": {},
+        "prompts": {},
+        "completions": {},
+    }
+    assert discovered["result"]["capabilities"] == expected
     assert initialized["result"]["capabilities"]["logging"] == {}
 
 

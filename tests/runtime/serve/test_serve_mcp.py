@@ -16,6 +16,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
+from tests.runtime.serve.offered import check_offers
 from toolproof.runtime.serve.mcp import ERROR_META_KEY, HANDSHAKE_VERSIONS, McpServer, serve_stdio
 from toolproof.runtime.toolbox import builtin_runtime
 
@@ -55,6 +56,17 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("file-read", {"path": "notes.txt", "max_lines": 2}, "Read lines 1-2 of 3 (truncated to 2 lines)"),
     ("read_file", {"path": "builtin://read_file/SKILL.md", "limit": 2}, "1\t---\n2\tname: read_file"),
 ]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_sdk_client_lists_reads_gets_and_completes_the_skill_resource_and_prompt(
+    roots: tuple[Path, Path], mode: str
+) -> None:
+    async def session() -> None:
+        async with Client(_params(roots), mode=mode) as client:
+            await check_offers(client)
+
+    anyio.run(session)
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -183,7 +195,7 @@ def test_malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving(roo
         (b"[1, 2]", -32600),
         (b'{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}', -32600),
         (b'{"jsonrpc": "2.0", "id": 2}', -32600),
-        (_request(3, "resources/list"), -32601),
+        (_request(3, "sampling/createMessage"), -32601),
         (_request(4, "tools/call", {"name": 7}), -32602),
         (_request(5, "tools/call", {"name": "file-read", "arguments": [1]}), -32602),
         (_request(6, "tools/call", []), -32602),

@@ -23,6 +23,7 @@ import pytest
 from mcp import Client
 
 from tests.ports import free_port
+from tests.runtime.serve.offered import check_offers
 from toolproof.runtime.serve.http import HttpLimits
 from toolproof.runtime.serve.mcp import HANDSHAKE_VERSIONS, MAX_MESSAGE_BYTES, SUPPORTED_VERSIONS, McpServer
 from toolproof.runtime.serve.streamable import StreamableMcp
@@ -160,6 +161,18 @@ def test_the_sdk_client_lists_tools_and_reads_a_file_in_a_skill_in_both_eras(ser
                 result = await client.call_tool("read_file_in_skill", args)
                 assert result.is_error is False
                 assert result.content[0].text.startswith("x = 1\n")  # type: ignore[union-attr]
+
+    anyio.run(session)
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_the_sdk_client_lists_reads_gets_and_completes_the_skill_resource_and_prompt_in_both_eras(
+    server: Server, mode: str
+) -> None:
+    async def session() -> None:
+        with anyio.fail_after(30):
+            async with Client(server.url, mode=mode) as client:
+                await check_offers(client)
 
     anyio.run(session)
 
@@ -524,7 +537,7 @@ def _legacy_headers(version: str | None, accept: str = "application/json, text/e
 @pytest.mark.parametrize(
     ("message", "code"),
     [
-        ({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}, -32601),
+        ({"jsonrpc": "2.0", "id": 3, "method": "sampling/createMessage"}, -32601),
         ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no-such-tool"}}, -32602),
         ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["file-read"]}, -32602),
         ({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "loud"}}, -32602),
@@ -543,7 +556,7 @@ def test_a_2025_request_gets_its_json_rpc_error_with_200_as_its_clients_expect(
 
 def test_a_2025_error_to_a_client_that_accepts_only_event_streams_is_one_event() -> None:
     app = StreamableMcp(McpServer(builtin_runtime(gate_secret=b"sse"), handshake=False), HttpLimits())
-    message = {"jsonrpc": "2.0", "id": 4, "method": "resources/list"}
+    message = {"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"}
     sent = _app_post(app, message, {"accept": "text/event-stream", "mcp-protocol-version": "2025-11-25"})
 
     assert sent[0]["status"] == 200 and (b"content-type", b"text/event-stream") in sent[0]["headers"]

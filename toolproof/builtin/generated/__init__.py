@@ -9,6 +9,10 @@
 # sha256: d1e1be3a31b3441db7642da6915c568d58e854149ca31dd4a80fc52992ae97e3
 # source: toolproof/builtin/contracts/read_skill.yaml
 # sha256: 9c42a9cb3c6779249595109809a5d99747287067e5bc29e2b9c52514f03b70e2
+# source: toolproof/builtin/contracts/skill_doc.yaml
+# sha256: caa5dc926efc6f1d5c062326b47e09c5a46011bc95d9796992a3c4d29cf916c4
+# source: toolproof/builtin/contracts/use_skill.yaml
+# sha256: 248e363230a34179b69f1f95bd23fac1d7eb3b0cb63dd6db83dcdd9fb548716c
 
 """Everything `make gen` wrote, indexed: contract modules, tool names, tool sets."""
 
@@ -24,6 +28,8 @@ CONTRACTS: Final[tuple[str, ...]] = (
     "read_file",
     "read_file_in_skill",
     "read_skill",
+    "skill_doc",
+    "use_skill",
 )
 """Contract modules, sorted; ``toolproof/builtin/generated/contracts/<module>.json`` holds each."""
 
@@ -33,14 +39,16 @@ TOOLS: Final[dict[str, str]] = {
     "read_file": "read_file",
     "read_file_in_skill": "read_file_in_skill",
     "read_skill": "read_skill",
+    "skill_doc": "skill_doc",
+    "use_skill": "use_skill",
 }
 """Wire name → contract module."""
 
 TOOLSETS: Final[dict[str, tuple[str, ...]]] = {
     "aintern": ("file-read",),
     "gateway": ("read_file",),
-    "queryclaw": ("read_skill",),
-    "skill-docs": ("get_skill",),
+    "queryclaw": ("read_skill", "use_skill"),
+    "skill-docs": ("get_skill", "skill_doc"),
     "skills-runner": ("read_file_in_skill",),
 }
 """Tool set → the wire names of its tools."""

@@ -67,8 +67,16 @@ class Skills:
         return (*self.folders, self.builtin)
 
     def enum_values(self, source: str) -> list[str] | None:
-        """The discovered skill names for the ``skills`` enum source."""
-        return self.catalog.enum_names() if source == "skills" else None
+        """The discovered skill names for the ``skills`` enum source; those of the skills folders for ``skill_folders``.
+
+        ``skill_folders`` leaves the built-in skills out: it completes the names get_skill and the
+        ``skill://`` resources read, which look in the host's skills folders only.
+        """
+        if source == "skills":
+            return self.catalog.enum_names()
+        if source == "skill_folders":
+            return sorted(skill.name for skill in self.catalog.skills.values() if skill.source == "workspace")
+        return None
 
 
 class SkillGates:

@@ -557,12 +557,12 @@ def toolsets(project: Path | None) -> None:
     included: set[str] = set()
     for spec in specs:
         for name in spec.toolsets:
-            sets.setdefault(name, []).append(spec.name)
+            sets.setdefault(name, []).append(spec.name if spec.kind == "tool" else f"{spec.name} ({spec.kind})")
             if spec.package != config.package:
                 included.add(name)
     for name, tools in sorted(sets.items()):
         mark = " (built-in)" if name in included else ""
         click.echo(f"{name}{mark}: {', '.join(tools)}")
-    loose = [spec.name for spec in specs if not spec.toolsets]
+    loose = [spec.name if spec.kind == "tool" else f"{spec.name} ({spec.kind})" for spec in specs if not spec.toolsets]
     if loose:
         click.echo(f"(in no tool set): {', '.join(loose)}")

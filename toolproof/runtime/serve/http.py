@@ -99,7 +99,7 @@ def _document(runtime: Runtime, package: str) -> bytes:
             for a tool served (gen has not run since the contracts or the project's ``include`` changed).
     """
     document = generated_json(package, _OPENAPI)
-    served = {spec.name: spec for spec in runtime.specs}
+    served = {spec.name: spec for spec in runtime.specs if spec.kind == "tool"}  # resources, prompts: MCP only
     try:
         schemas, paths = document["components"]["schemas"], document["paths"]
         for route in list(paths):
@@ -157,7 +157,9 @@ class HttpApp:
         """The largest answer written: the runtime's cap, or less when no more may be in flight."""
         self._document = _document(runtime, package)
         self._status = {
-            spec.name: {code: entry.status for code, entry in spec.errors.items()} for spec in runtime.specs
+            spec.name: {code: entry.status for code, entry in spec.errors.items()}
+            for spec in runtime.specs
+            if spec.kind == "tool"
         }
         self.calls = Calls(self.limits.max_calls)
         """Slots for tool calls running at once, and their threads; the MCP endpoint of the same app shares them."""

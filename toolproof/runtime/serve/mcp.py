@@ -87,6 +87,7 @@ from toolproof.runtime.serve.jsonrpc import (
     is_response,
     result_response,
 )
+from toolproof.runtime.serve.offers import Offers
 from toolproof.runtime.serve.revisions import (
     BATCH_VERSIONS,
     CAPABILITIES_META,
@@ -163,7 +164,7 @@ def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
         raise RegistryError(
             [generated_problem(package, MCP_EXPORT, "cannot be loaded (not the MCP export gen writes)")]
         ) from None
-    served = sorted(runtime.specs, key=lambda s: s.name)
+    served = sorted((s for s in runtime.specs if s.kind == "tool"), key=lambda s: s.name)
     missing = ", ".join(f"'{spec.name}'" for spec in served if spec.name not in exported)
     if missing:  # gen has not run since the contracts or `include` changed
         raise RegistryError(
@@ -175,6 +176,21 @@ def _listing(runtime: Runtime, package: str) -> list[dict[str, Any]]:
         tool["inputSchema"] = dict(spec.input_schema)  # dynamic enums as discovered at start-up
         tools.append(tool)
     return tools
+
+
+def _offers(runtime: Runtime, package: str) -> Offers:
+    """The resources and prompts served, with their list entries from the generated MCP export.
+
+    Raises:
+        RegistryError: the export does not list every resource and prompt served (gen has not run since they changed).
+    """
+    offers = Offers(runtime, generated_json(package, MCP_EXPORT))
+    missing = ", ".join(f"'{name}'" for name in offers.missing())
+    if missing:
+        raise RegistryError(
+            [generated_problem(package, MCP_EXPORT, f"does not list {missing}, which this host serves")]
+        )
+    return offers
 
 
 class McpServer:
@@ -217,7 +233,17 @@ class McpServer:
         self._names = {tool["name"] for tool in self._tools}
         self._specs = {spec.name: spec for spec in runtime.specs}
         self._info = {"name": "toolproof", "version": __version__}
+        self._offers = _offers(runtime, package)
         self._capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
+        self._discovered: dict[str, Any] = {"tools": {}, "logging": {}}
+        if self._offers.has_resources:
+            self._capabilities["resources"] = {"subscribe": False, "listChanged": False}
+            self._discovered["resources"] = {}
+        if self._offers.prompts:
+            self._capabilities["prompts"] = {"listChanged": False}
+            self._discovered["prompts"] = {}
+        if self._offers.prompts or self._offers.templates:
+            self._capabilities["completions"] = self._discovered["completions"] = {}
 
     def handle(self, message: Any) -> dict[str, Any] | None:
         """The response to one decoded JSON-RPC message, or None when none is due (what stdio asks)."""
@@ -458,7 +484,7 @@ class McpServer:
         result = {
             "supportedVersions": list(SUPPORTED_VERSIONS),
             # 2026-07-28: no list_changed subscriptions; log messages per request (_meta logLevel), still declared
-            "capabilities": {"tools": {}, "logging": {}},
+            "capabilities": self._discovered,
             "_meta": {SERVER_INFO_META: self._info},
             "ttlMs": LIST_TTL_MS,
             "cacheScope": "public",  # the same for every caller
@@ -499,6 +525,40 @@ class McpServer:
             # The list never changes while this server runs; it depends on this host's roots.
             result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private"})
         return result_response(request.id, result)
+
+    def _listed(self, request: _Request, key: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+        """A list method's answer: every entry in one page, as ``tools/list``."""
+        if request.params.get("cursor") is not None:
+            why = "this server sends every entry in one page and issues no cursors"
+            return error_response(request.id, INVALID_PARAMS, f"Invalid params: unknown cursor ({why})")
+        result: dict[str, Any] = {key: entries}
+        if request.modern:
+            result.update({"ttlMs": LIST_TTL_MS, "cacheScope": "private"})
+        return result_response(request.id, result)
+
+    def _list_resources(self, request: _Request) -> dict[str, Any]:
+        return self._listed(request, "resources", self._offers.resources)
+
+    def _list_templates(self, request: _Request) -> dict[str, Any]:
+        return self._listed(request, "resourceTemplates", self._offers.templates)
+
+    def _list_prompts(self, request: _Request) -> dict[str, Any]:
+        return self._listed(request, "prompts", self._offers.prompts)
+
+    def _read_resource(self, request: _Request) -> dict[str, Any]:
+        with reporting(self._reporter(request)):
+            answer = self._offers.read(request.id, request.params, request.session, modern=request.modern)
+        if request.modern and "result" in answer:
+            # A handler reads afresh each time (a file may change): no client may reuse the content.
+            answer["result"].update({"ttlMs": 0, "cacheScope": "private"})
+        return answer
+
+    def _get_prompt(self, request: _Request) -> dict[str, Any]:
+        with reporting(self._reporter(request)):
+            return self._offers.get(request.id, request.params, request.session)
+
+    def _complete_argument(self, request: _Request) -> dict[str, Any]:
+        return self._offers.complete(request.id, request.params)
 
     def _call_tool(self, request: _Request) -> dict[str, Any]:
         request_id, params = request.id, request.params
@@ -572,6 +632,12 @@ class McpServer:
         "logging/setLevel": _set_level,
         "tools/list": _list_tools,
         "tools/call": _call_tool,
+        "resources/list": _list_resources,
+        "resources/templates/list": _list_templates,
+        "resources/read": _read_resource,
+        "prompts/list": _list_prompts,
+        "prompts/get": _get_prompt,
+        "completion/complete": _complete_argument,
     }
 
 
