@@ -468,8 +468,8 @@ def test_the_written_project_is_fresh_and_its_contracts_lint_clean(fresh: Venv, 
     check = fresh.toolproof("gen", "--check", cwd=project.root)
     lint = fresh.toolproof("lint", cwd=project.root)
 
-    assert check.stdout == "generated/ is up to date (2 contract(s))\n"
-    assert lint.stdout == "2 contract(s) OK\n"
+    assert check.stdout == "generated/ is up to date (4 contract(s))\n"  # init's tool, resource and prompt, and greet
+    assert lint.stdout == "4 contract(s) OK\n"
 
 
 def test_the_projects_tests_pass_under_the_fresh_venvs_pytest(fresh: Venv, project: Scaffolded) -> None:
@@ -508,7 +508,7 @@ def test_the_official_mcp_client_lists_both_tools_and_calls_greet(fresh: Venv, p
 def test_conform_passes_every_example_against_the_fresh_venvs_server(fresh: Venv, project: Scaffolded) -> None:
     done = fresh.toolproof("conform", "--mcp", f"{fresh.bin / 'toolproof'} serve mcp", cwd=project.root)
 
-    assert f"{project.root}: 2 tool(s) checked (2 listed by the server), 6 example(s)\n" in done.stdout
+    assert f"{project.root}: 4 tool(s) checked (4 listed by the server), 10 example(s)\n" in done.stdout
     assert done.stdout.endswith("6 passed, 0 failed\n"), done.stdout
 
 
@@ -524,7 +524,7 @@ def test_conform_fails_naming_greet_when_its_handler_is_broken(
     failures = [line for line in done.stdout.splitlines() if line.startswith("FAIL ")]
     assert failures == ["FAIL greet: answers a text"], done.stdout
     assert "expected text 'hello', got 'HELLO'" in done.stdout
-    assert f"{broken.resolve()}: 2 tool(s) checked" in done.stdout
+    assert f"{broken.resolve()}: 4 tool(s) checked" in done.stdout
     assert done.stdout.endswith("5 passed, 1 failed\n"), done.stdout
 
 
@@ -567,7 +567,10 @@ def test_every_export_format_holds_both_tools(fresh: Venv, project: Scaffolded, 
     done = fresh.toolproof("export", "--format", fmt, cwd=project.root)
 
     if fmt in JSON_NAMES:
-        assert sorted(JSON_NAMES[fmt](json.loads(done.stdout))) == ["greet", "word_count"]
+        # A file per contract (jsonschema, vectors) holds init's resource and prompt too; providers list tools only.
+        every = ["count_request", "glossary", "greet", "word_count"]
+        expected = every if fmt in ("jsonschema", "vectors") else ["greet", "word_count"]
+        assert sorted(JSON_NAMES[fmt](json.loads(done.stdout))) == expected
     else:
         assert "`greet`" in done.stdout and "`word_count`" in done.stdout, done.stdout[:2000]
 
@@ -579,7 +582,7 @@ def test_a_project_with_its_own_runtime_package_generates_and_passes_its_tests(f
     check = fresh.toolproof("gen", "--check", cwd=shadowing)
     tests = fresh.python("-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=shadowing)
 
-    assert check.stdout == "generated/ is up to date (1 contract(s))\n"
+    assert check.stdout == "generated/ is up to date (3 contract(s))\n"  # init's tool, resource and prompt
     passed = re.search(r"\b(\d+) passed\b", tests.stdout)
     assert passed is not None and int(passed[1]) >= 5, tests.stdout  # 4 examples and the project's own test
     assert "failed" not in tests.stdout, tests.stdout
@@ -595,7 +598,7 @@ def test_a_project_with_its_own_runtime_package_is_called_and_conformed(fresh: V
         "error": None,
         "text": "2 words, 3 characters",
     }
-    assert f"{shadowing}: 1 tool(s) checked (1 listed by the server), 4 example(s)\n" in conform.stdout
+    assert f"{shadowing}: 3 tool(s) checked (3 listed by the server), 8 example(s)\n" in conform.stdout
     assert conform.stdout.endswith("4 passed, 0 failed\n"), conform.stdout
 
 
@@ -637,7 +640,7 @@ def test_a_project_including_gateway_conforms_both_tools(fresh: Venv, including:
 
     done = fresh.toolproof("conform", "--mcp", server, cwd=including)
 
-    assert f"{including}: 2 tool(s) checked (2 listed by the server)" in done.stdout
+    assert f"{including}: 4 tool(s) checked (4 listed by the server)" in done.stdout
     assert "PASS word_count: " in done.stdout and "PASS read_file: " in done.stdout
     assert done.stdout.endswith(" 0 failed\n"), done.stdout
 
@@ -645,7 +648,10 @@ def test_a_project_including_gateway_conforms_both_tools(fresh: Venv, including:
 def test_toolsets_shows_the_projects_tool_and_the_included_gateway_set(fresh: Venv, including: Path) -> None:
     done = fresh.toolproof("toolsets", cwd=including)
 
-    assert done.stdout.splitlines() == ["gateway (built-in): read_file", "(in no tool set): word_count"]
+    assert done.stdout.splitlines() == [
+        "gateway (built-in): read_file",
+        "(in no tool set): count_request (prompt), glossary (resource), word_count",
+    ]
 
 
 def test_a_project_tool_named_like_an_included_builtin_is_reported_naming_both_sources(

@@ -81,7 +81,7 @@ def test_each_tool_is_shown_as_every_provider_sees_it_with_its_losses_errors_and
 
     views = {view.name: view for view in tool_views(project.served, exports)}
 
-    assert sorted(views) == sorted(c.name for c in project.served)
+    assert sorted(views) == sorted(c.name for c in project.served if c.is_tool)
     for view in views.values():
         assert [p.format for p in view.providers] == list(DEFINITION_FORMATS)
     lost = {fmt: [loss for loss in exports[fmt]["all"].losses] for fmt in DEFINITION_FORMATS}
@@ -100,7 +100,9 @@ def test_the_command_writes_the_catalogue_and_says_where(runner: CliRunner, tmp_
     result = runner.invoke(cli, ["docs", "--project", str(CONFORMANCE), "--output", str(output)])
 
     assert result.exit_code == 0, result.output
-    tools = len(list((CONFORMANCE / "contracts").glob("*.yaml")))
+    texts = [path.read_text(encoding="utf-8") for path in CONFORMANCE.glob("contracts/*.yaml")]
+    kinds = [yaml.safe_load(text).get("kind", "tool") for text in texts]
+    tools = kinds.count("tool")  # the catalogue shows tools; resources and prompts have no provider definitions
     assert result.output == f"wrote {output}: {tools} tool(s)\n"
     assert output.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 

@@ -105,6 +105,7 @@ _BREAKS = {
             "FAIL greet: the server lists the contract's title, description and annotations",
             "tools/list gives 'greet' a description other than the contract's: from character 1: the server has"
             ' "Deletes every file.", the contract has "Say what greet does and when a model should call it."',
+            "FAIL greet: the server lists the pinned definition",  # a changed description changes the digest
         ],
     ),
 }
@@ -125,5 +126,5 @@ def test_conform_fails_naming_the_tool_when_the_project_is_broken(project: Path,
 
     for line in said:
         assert line in report
-    assert " 1 failed" in report
+    assert f" {sum(line.startswith('FAIL ') for line in said)} failed" in report, "each failure named, and no other"
     assert "FAIL word_count" not in report

@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import quote, unquote
 
+from toolproof.runtime.lazy import LazyPattern
+
 __all__ = ["UriTemplate", "UriTemplateError"]
 
-_EXPRESSION: Final = re.compile(r"\{([^{}]*)\}")
-_VARIABLE: Final = re.compile(r"^(\+?)([A-Za-z0-9_]+)$")
+_EXPRESSION: Final = LazyPattern(r"\{([^{}]*)\}")
+_VARIABLE: Final = LazyPattern(r"^(\+?)([A-Za-z0-9_]+)$")
 _UNRESERVED: Final = "-._~"
 _RESERVED: Final = ":/?#[]@!$&'()*+,;="
 

@@ -166,7 +166,8 @@ def test_the_official_python_client_calls_a_tool_with_a_client_credentials_token
             http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
             async with http, Client(streamable_http_client(stack.url, http_client=http)) as client:
                 listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-                assert listed["word_count"].meta == {"securitySchemes": [{"type": "oauth2", "scopes": ["notes:write"]}]}
+                assert listed["word_count"].meta is not None
+                assert listed["word_count"].meta["securitySchemes"] == [{"type": "oauth2", "scopes": ["notes:write"]}]
                 result = await client.call_tool("word_count", {"text": "a b c"})
                 assert result.is_error is False and result.structured_content == {"words": 3, "characters": 5}
 
