@@ -13,30 +13,16 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _harness import Case, print_table, run
 from _results import Row, record
+from dispatch import _null_handler
 
-from toolproof.runtime.context import ToolContext
 from toolproof.runtime.registry import BoundTool
 from toolproof.runtime.spec import load_specs
 from toolproof.runtime.toolbox import builtin_runtime
-
-_OUTPUT: dict[str, Any] = {
-    "success": True,
-    "skill_name": "calculator",
-    "file_path": "examples/basic.py",
-    "content": "def add(a, b):\n    return a + b\n",
-    "size_bytes": 32,
-    "encoding": "utf-8",
-}
-
-
-def _null_handler(args: Any, ctx: ToolContext) -> Any:
-    return _OUTPUT
 
 
 def main() -> None:
