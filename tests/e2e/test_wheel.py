@@ -509,7 +509,7 @@ def test_conform_passes_every_example_against_the_fresh_venvs_server(fresh: Venv
     done = fresh.toolproof("conform", "--mcp", f"{fresh.bin / 'toolproof'} serve mcp", cwd=project.root)
 
     assert f"{project.root}: 4 tool(s) checked (4 listed by the server), 10 example(s)\n" in done.stdout
-    assert done.stdout.endswith("6 passed, 0 failed\n"), done.stdout
+    assert done.stdout.endswith("10 passed, 0 failed\n"), done.stdout
 
 
 def test_conform_fails_naming_greet_when_its_handler_is_broken(
@@ -525,7 +525,7 @@ def test_conform_fails_naming_greet_when_its_handler_is_broken(
     assert failures == ["FAIL greet: answers a text"], done.stdout
     assert "expected text 'hello', got 'HELLO'" in done.stdout
     assert f"{broken.resolve()}: 4 tool(s) checked" in done.stdout
-    assert done.stdout.endswith("5 passed, 1 failed\n"), done.stdout
+    assert done.stdout.endswith("9 passed, 1 failed\n"), done.stdout
 
 
 def _listening(port: int, server: subprocess.Popen[str]) -> None:
@@ -599,7 +599,7 @@ def test_a_project_with_its_own_runtime_package_is_called_and_conformed(fresh: V
         "text": "2 words, 3 characters",
     }
     assert f"{shadowing}: 3 tool(s) checked (3 listed by the server), 8 example(s)\n" in conform.stdout
-    assert conform.stdout.endswith("4 passed, 0 failed\n"), conform.stdout
+    assert conform.stdout.endswith("8 passed, 0 failed\n"), conform.stdout
 
 
 # Scenario 3: the built-in gateway tool set beside the project's own tool
