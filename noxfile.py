@@ -65,7 +65,7 @@ def tests(session: nox.Session) -> None:
     the e2e and Node tests wait on pip, npm and servers, and the extra worker fills those waits. Coverage counts the
     toolproof processes the tests start too (pyproject.toml, [tool.coverage]).
     """
-    args = session.posargs or ["--cov", "--cov-report=term"]
+    args = session.posargs or ["--cov", "--cov-report=term", "--durations=25"]
     workers = str((os.cpu_count() or 1) + 1)
     session.run("pytest", "-n", workers, "--dist", "loadgroup", *args)
 
