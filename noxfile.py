@@ -1,13 +1,11 @@
 """The sessions CI and `make` run. `make` calls them with --no-venv inside .venv.
 
-check = gen_check + contracts + lint + docs + typing beside tests, the whole of `make test`.
+check = gen_check + contracts + lint + typing + docs + tests, the whole of `make test`.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 
 import nox
 
@@ -74,25 +72,9 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def check(session: nox.Session) -> None:
-    """The full check `make test` and CI run: typing runs beside the tests (``typed_tests``)."""
-    for name in ("gen_check", "contracts", "lint", "docs", "typed_tests"):
+    """The full check `make test` and CI run."""
+    for name in ("gen_check", "contracts", "lint", "typing", "docs", "tests"):
         session.notify(name)
-
-
-@nox.session
-def typed_tests(session: nox.Session) -> None:
-    """``typing`` and ``tests`` at once: mypy is one process on one core for half a minute, which the tests' workers
-    share instead of waiting for it. Its report is printed after the tests', and either failing fails the session."""
-    with tempfile.TemporaryFile() as report:
-        mypy = subprocess.Popen(["mypy", "--strict"], stdout=report, stderr=subprocess.STDOUT)
-        try:
-            tests(session)
-        finally:
-            code = mypy.wait()
-            report.seek(0)
-            session.log("mypy --strict (run beside the tests):\n" + report.read().decode("utf-8", "replace").rstrip())
-    if code != 0:
-        session.error(f"mypy --strict exited {code}")
 
 
 @nox.session
