@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from toolproof.generator.problems import Level, Problem
     from toolproof.generator.project import Project, load_project
     from toolproof.generator.published import contract_format_schema, error_meta_schema, published_contract
+    from toolproof.generator.typescript import runtime_package
 
 __all__ = [
     "Contract",
@@ -27,6 +28,7 @@ __all__ = [
     "error_meta_schema",
     "load_project",
     "published_contract",
+    "runtime_package",
 ]
 
 from toolproof import __version__
@@ -41,6 +43,7 @@ _HOMES = {
     "published_contract": "toolproof.generator.published",
     "contract_format_schema": "toolproof.generator.published",
     "error_meta_schema": "toolproof.generator.published",
+    "runtime_package": "toolproof.generator.typescript",
 }
 
 

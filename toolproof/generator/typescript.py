@@ -24,6 +24,7 @@ __all__ = [
     "RUNTIME_SOURCES",
     "RuntimeSource",
     "provider_package",
+    "runtime_package",
     "runtime_sources",
     "shared_declarations",
     "tsdoc",
@@ -86,6 +87,61 @@ def runtime_sources() -> tuple[RuntimeSource, ...]:
         RuntimeSource(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
         for name, text in sorted(texts.items())
     )
+
+
+RUNTIME_PACKAGE: Final = "@toolproof/runtime"
+"""The npm name of the runtime as a package of its own (``runtime_package``)."""
+
+
+def runtime_package(version: str | None = None) -> dict[str, str]:
+    """The runtime as an npm package's source folder, by relative path: ``package.json``, ``tsconfig.json``, ``src/``.
+
+    ``npm install && npx tsc && npm pack`` in it makes a tarball that a hand-written TypeScript server installs
+    (``npm install ./toolproof-runtime-<version>.tgz``) and imports as ``@toolproof/runtime``: the same sources gen
+    writes into a project's ``generated/typescript/runtime/``, compiled to ``build/`` with their declarations.
+    """
+    from toolproof import __version__
+
+    manifest = {
+        "name": RUNTIME_PACKAGE,
+        "version": version or __version__,
+        "description": "Run toolproof tools as their contracts say: render results and errors, validate, replay.",
+        "license": "MIT",
+        "type": "module",
+        "main": "build/index.js",
+        "types": "build/index.d.ts",
+        "exports": {".": {"types": "./build/index.d.ts", "import": "./build/index.js"}},
+        "files": ["build", "src"],
+        "scripts": {"build": "tsc -p tsconfig.json", "prepack": "tsc -p tsconfig.json"},
+        "dependencies": {"ajv": RUNTIME_AJV},
+        "devDependencies": {"typescript": "5.9.3", "@types/node": "20.19.9"},
+    }
+    config = {
+        "compilerOptions": {
+            "target": "ES2022",
+            "module": "NodeNext",
+            "moduleResolution": "NodeNext",
+            "strict": True,
+            "exactOptionalPropertyTypes": True,
+            "noUncheckedIndexedAccess": True,
+            "declaration": True,
+            "rootDir": "src",
+            "outDir": "build",
+            "skipLibCheck": True,
+            "types": ["node"],
+        },
+        "include": ["src"],
+    }
+    files = {
+        "package.json": json.dumps(manifest, indent=2) + "\n",
+        "tsconfig.json": json.dumps(config, indent=2) + "\n",
+    }
+    files |= {f"src/{source.name}": source.text for source in runtime_sources()}
+    return files
+
+
+RUNTIME_AJV: Final = "8.20.0"
+"""The ajv the runtime validates with, as ``toolproof init --lang typescript`` pins it."""
 
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
