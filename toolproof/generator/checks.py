@@ -33,6 +33,7 @@ from toolproof.generator.portability import python_only_texts
 from toolproof.generator.problems import Level, Problem
 from toolproof.generator.schemalint import check_schema, number_hint
 from toolproof.generator.source import JsonPath, Source
+from toolproof.generator.vocabulary import did_you_mean
 from toolproof.runtime.errors import ASK_ERRORS, INVALID_ARGUMENTS, STANDARD_ERRORS, inherited_errors
 from toolproof.runtime.nulls import NullPlan, drop_absent_nulls, plan_for
 from toolproof.runtime.questions import form_problems, requested_schema, scripted_answer
@@ -196,6 +197,12 @@ class _Checker:
     def _kind_keys(self) -> bool:
         """Report the keys a contract's kind forbids (the meta-schema would say only "False schema"); True if any."""
         kind = self.data.get("kind", "tool")
+        kinds = ("tool", "resource", "prompt")
+        if kind not in kinds:  # one message for the mistake, not the meta-schema's every consequence of it
+            guess = did_you_mean(kind, kinds) if isinstance(kind, str) else None
+            hint = f" (did you mean '{guess}'?)" if guess else ""
+            self.add(("kind",), "contract-format", f"kind {kind!r} is none of tool, resource, prompt{hint}")
+            return True
         found = False
         if kind in ("resource", "prompt"):
             for key in IMPLIED_KEYS:
